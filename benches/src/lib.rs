@@ -1,0 +1,109 @@
+//! The wirelab lab: the experiment [`catalog`], the three harnesses' shared plumbing, and the
+//! [`report`] renderer. The CLI is `src/bin/lab.rs` (`cargo lab …`); the harnesses are
+//! `benches/wall.rs` (criterion), `benches/icount.rs` (gungraun) and `src/bin/alloc.rs` (dhat).
+//!
+//! Every harness reads the same catalog: a workload is defined once, in `experiments/`.
+
+pub mod catalog;
+pub mod experiments;
+pub mod report;
+pub mod results;
+pub mod rope;
+
+use catalog::{CaseId, Experiment};
+
+/// Environment variable naming the experiments a harness runs (comma-separated ids; all when
+/// unset or empty). The lab CLI sets it for the harnesses it starts.
+pub const ENV_EXPERIMENTS: &str = "WIRELAB_EXPERIMENTS";
+/// Environment variable that selects the quick (rough) wall-time settings when set to `1`.
+pub const ENV_QUICK: &str = "WIRELAB_QUICK";
+
+/// Looks an experiment up by id.
+pub fn find(id: &str) -> Option<&'static Experiment> {
+    experiments::ALL.iter().copied().find(|e| e.id == id)
+}
+
+/// Resolves experiment ids (all experiments for an empty list).
+///
+/// # Errors
+///
+/// Names the unknown id and lists the known ones.
+pub fn resolve<S: AsRef<str>>(ids: &[S]) -> Result<Vec<&'static Experiment>, String> {
+    if ids.is_empty() {
+        return Ok(experiments::ALL.to_vec());
+    }
+    ids.iter()
+        .map(|id| {
+            find(id.as_ref()).ok_or_else(|| {
+                let known: Vec<_> = experiments::ALL.iter().map(|e| e.id).collect();
+                format!(
+                    "unknown experiment `{}` (known: {})",
+                    id.as_ref(),
+                    known.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+/// The experiments selected by [`ENV_EXPERIMENTS`].
+///
+/// # Panics
+///
+/// On an unknown id: a harness cannot do anything useful with it.
+pub fn selected_from_env() -> Vec<&'static Experiment> {
+    let ids: Vec<String> = std::env::var(ENV_EXPERIMENTS)
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect();
+    resolve(&ids).unwrap_or_else(|e| panic!("{ENV_EXPERIMENTS}: {e}"))
+}
+
+/// Whether [`ENV_QUICK`] asks for quick settings.
+pub fn quick_from_env() -> bool {
+    std::env::var(ENV_QUICK).is_ok_and(|v| v == "1")
+}
+
+/// Every applicable (experiment, workload, variant) cell of `exps`, in catalog order. The
+/// instruction-count harness numbers its benchmarks by this order.
+pub fn cases(exps: &[&'static Experiment]) -> Vec<CaseId> {
+    let mut out = Vec::new();
+    for exp in exps {
+        for w in (exp.workloads)() {
+            for v in exp.variants {
+                if w.runner(v.name).is_some() {
+                    out.push(CaseId {
+                        exp: exp.id.to_owned(),
+                        workload: w.name.clone(),
+                        variant: v.name.to_owned(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Builds the runner of one cell, checked against the baseline and already run once.
+///
+/// # Errors
+///
+/// When the case is unknown or its output differs from the baseline's.
+pub fn checked_case(id: &CaseId) -> Result<catalog::Runner, String> {
+    let exp = find(&id.exp).ok_or_else(|| format!("unknown experiment {}", id.exp))?;
+    let variant = exp
+        .variant(&id.variant)
+        .ok_or_else(|| format!("unknown variant {id}"))?;
+    let workloads = (exp.workloads)();
+    let w = workloads
+        .iter()
+        .find(|w| w.name == id.workload)
+        .ok_or_else(|| format!("unknown workload {id}"))?;
+    let expected = catalog::expected_output(exp, w);
+    catalog::checked_runner(exp, w, variant, &expected)?
+        .map(|c| c.runner)
+        .ok_or_else(|| format!("{id} does not apply"))
+}

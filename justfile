@@ -1,0 +1,22 @@
+# Thin wrappers over cargo: every recipe is the same command the README gives.
+
+bench *ARGS:
+    cargo lab bench {{ARGS}}
+
+test:
+    cargo test --workspace
+
+verify *ARGS:
+    cargo lab verify {{ARGS}}
+
+check *ARGS:
+    cargo lab check {{ARGS}}
+
+profile EXP *VARIANT:
+    cargo lab profile {{EXP}} {{VARIANT}}
+
+list:
+    cargo lab list
+
+report:
+    cargo lab report
