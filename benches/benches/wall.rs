@@ -34,7 +34,13 @@ fn main() {
             let t = std::time::Instant::now();
             probe(&mut Sink::discard());
             let slow = t.elapsed() > Duration::from_millis(2);
-            group.sample_size(if slow { 10 } else if quick { 20 } else { 100 });
+            group.sample_size(if slow {
+                10
+            } else if quick {
+                20
+            } else {
+                100
+            });
             for v in exp.variants {
                 match catalog::checked_runner(exp, &w, v, &expected) {
                     Ok(Some(mut checked)) => {

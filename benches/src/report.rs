@@ -51,14 +51,13 @@ pub fn fmt_bytes(b: f64) -> String {
 /// `baseline / value` as "3.12x" (how many times better than the baseline).
 pub fn fmt_ratio(baseline: f64, value: f64) -> String {
     if value <= 0.0 {
-        return if baseline <= 0.0 { "=".into() } else { "∞".into() };
+        return if baseline <= 0.0 {
+            "=".into()
+        } else {
+            "∞".into()
+        };
     }
     format!("{:.2}x", baseline / value)
-}
-
-/// How the variants of an experiment are laid out in tables: the ones with data.
-fn columns<'a>(exp: &'a Experiment) -> Vec<&'a crate::catalog::VariantInfo> {
-    exp.variants.iter().collect()
 }
 
 /// The first optimized variant of the ladder.
@@ -73,9 +72,9 @@ fn table<F>(exp: &Experiment, data: &ExperimentData, out: &mut String, cell: F, 
 where
     F: Fn(&Row, Option<&Row>) -> Option<String>,
 {
-    let cols = columns(exp);
+    let cols = exp.variants;
     let _ = write!(out, "| workload |");
-    for v in &cols {
+    for v in cols {
         let _ = write!(out, " {} ({}) |", v.name, v.role);
     }
     if !extra.is_empty() {
@@ -83,7 +82,7 @@ where
     }
     out.push('\n');
     out.push_str("| --- |");
-    for _ in &cols {
+    for _ in cols {
         out.push_str(" ---: |");
     }
     if !extra.is_empty() {
@@ -93,7 +92,7 @@ where
     for w in &data.workloads {
         let base = data.row(&w.name, exp.baseline().name);
         let _ = write!(out, "| {} |", w.name);
-        for v in &cols {
+        for v in cols {
             let text = match data.row(&w.name, v.name) {
                 None => "n/a".to_owned(),
                 Some(r) => cell(r, base).unwrap_or_else(|| "not measured".to_owned()),
@@ -273,7 +272,9 @@ pub fn headline(entries: &[(&Experiment, &ExperimentData)]) -> String {
             _ => ("not measured".into(), "".into()),
         };
         let ir = match (b.instructions, o.instructions) {
-            (Some(bi), Some(oi)) => format!("{} ({})", fmt_ratio(bi as f64, oi as f64), fmt_count(oi)),
+            (Some(bi), Some(oi)) => {
+                format!("{} ({})", fmt_ratio(bi as f64, oi as f64), fmt_count(oi))
+            }
             _ => "not measured".into(),
         };
         let ops = data
@@ -328,7 +329,15 @@ pub fn render_index(entries: &[(&Experiment, &ExperimentData)]) -> String {
             .filter(|(_, d)| d.receipt == data.receipt)
             .map(|(e, _)| e.id)
             .collect();
-        let _ = writeln!(out, "### {}\n", if ids.len() == 1 { exp.id.to_string() } else { ids.join(", ") });
+        let _ = writeln!(
+            out,
+            "### {}\n",
+            if ids.len() == 1 {
+                exp.id.to_string()
+            } else {
+                ids.join(", ")
+            }
+        );
         receipt_lines(&data.receipt, &mut out);
         out.push('\n');
     }

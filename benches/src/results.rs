@@ -182,7 +182,8 @@ pub fn read_icounts() -> BTreeMap<String, u64> {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
             continue;
         };
-        if let Some(ir) = v["profiles"][0]["data"]["total"]["metrics"]["Ir"]["values"]["new"].as_u64()
+        if let Some(ir) =
+            v["profiles"][0]["data"]["total"]["metrics"]["Ir"]["values"]["new"].as_u64()
         {
             out.insert(id.to_string(), ir);
         }

@@ -29,7 +29,7 @@
 //! block after a 1 MiB one grew the buffer). Handing it over would let a 20-byte block pin the
 //! large allocation, so it is copied out and the writer keeps its buffer for the next block.
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use std::io;
 
 /// An unsynchronized output buffer for building protocol blocks.
@@ -82,7 +82,14 @@ impl BlockWriter {
     /// Appends one byte.
     #[inline]
     pub fn put_u8(&mut self, b: u8) {
-        self.buf.put_u8(b);
+        let len = self.buf.len();
+        if len == self.buf.capacity() {
+            self.buf.reserve(1);
+        }
+        self.buf.spare_capacity_mut()[0].write(b);
+        // SAFETY: the byte at `len` was just initialised, and it is within the capacity
+        // (reserved above when the buffer was full).
+        unsafe { self.buf.set_len(len + 1) };
     }
 
     /// Appends `src`.

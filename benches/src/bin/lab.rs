@@ -24,7 +24,10 @@ use wirelab_bench::results::{self, ExperimentData, Receipt};
 const GUNGRAUN_VERSION: &str = "0.20.0";
 
 #[derive(Parser)]
-#[command(name = "cargo lab", about = "wirelab: benchmark laboratory for protocol hot paths")]
+#[command(
+    name = "cargo lab",
+    about = "wirelab: benchmark laboratory for protocol hot paths"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -79,7 +82,7 @@ fn main() {
         } => bench(&resolve(&exps), quick, no_report),
         Cmd::Report => report_all(None),
         Cmd::Check { exps } => check(&resolve(&exps)),
-        Cmd::Profile { exp, variant } => profile(&resolve(&[exp])[0], variant.as_deref()),
+        Cmd::Profile { exp, variant } => profile(resolve(&[exp])[0], variant.as_deref()),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
@@ -328,8 +331,11 @@ fn utc_now() -> String {
 }
 
 fn make_receipt(quick: bool) -> Receipt {
-    let commit = output_of("git", &["-C", &root().to_string_lossy(), "rev-parse", "HEAD"])
-        .unwrap_or_else(|| "unknown".to_owned());
+    let commit = output_of(
+        "git",
+        &["-C", &root().to_string_lossy(), "rev-parse", "HEAD"],
+    )
+    .unwrap_or_else(|| "unknown".to_owned());
     let dirty = output_of(
         "git",
         &["-C", &root().to_string_lossy(), "status", "--porcelain"],
@@ -369,7 +375,11 @@ fn make_receipt(quick: bool) -> Receipt {
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
     Receipt {
-        commit: if dirty { format!("{commit}-dirty") } else { commit },
+        commit: if dirty {
+            format!("{commit}-dirty")
+        } else {
+            commit
+        },
         rustc: output_of("rustc", &["-vV"]).unwrap_or_default(),
         cpu,
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -407,7 +417,10 @@ fn bench(exps: &[&'static Experiment], quick: bool, no_report: bool) -> Result<(
         started.elapsed()
     );
     if no_report {
-        eprintln!("lab: --no-report: raw results are under {}", results::target_dir().display());
+        eprintln!(
+            "lab: --no-report: raw results are under {}",
+            results::target_dir().display()
+        );
         return Ok(());
     }
     report_all(Some(exps))
@@ -432,7 +445,10 @@ fn write_atomically(files: &[(PathBuf, String)]) -> Result<()> {
 }
 
 fn data_path(exp: &str) -> PathBuf {
-    root().join("reports").join("data").join(format!("{exp}.json"))
+    root()
+        .join("reports")
+        .join("data")
+        .join(format!("{exp}.json"))
 }
 
 /// Renders reports/. Experiments with a receipt from a bench run (all of `only`, or any with
@@ -447,8 +463,12 @@ fn report_all(only: Option<&[&'static Experiment]>) -> Result<()> {
         };
         let data = if fresh {
             let receipt: Receipt = serde_json::from_str(
-                &std::fs::read_to_string(receipt_path(exp.id))
-                    .with_context(|| format!("no raw results for {} (run `cargo lab bench {}`)", exp.id, exp.id))?,
+                &std::fs::read_to_string(receipt_path(exp.id)).with_context(|| {
+                    format!(
+                        "no raw results for {} (run `cargo lab bench {}`)",
+                        exp.id, exp.id
+                    )
+                })?,
             )?;
             let data = results::gather(exp, &receipt);
             let unmeasured: Vec<String> = data
@@ -465,12 +485,18 @@ fn report_all(only: Option<&[&'static Experiment]>) -> Result<()> {
                     exp.id
                 );
             }
-            files.push((data_path(exp.id), serde_json::to_string_pretty(&data)? + "\n"));
+            files.push((
+                data_path(exp.id),
+                serde_json::to_string_pretty(&data)? + "\n",
+            ));
             data
         } else if data_path(exp.id).exists() {
             results::read_data(&data_path(exp.id)).map_err(anyhow::Error::msg)?
         } else {
-            eprintln!("lab: {} has no data yet (run `cargo lab bench {}`)", exp.id, exp.id);
+            eprintln!(
+                "lab: {} has no data yet (run `cargo lab bench {}`)",
+                exp.id, exp.id
+            );
             continue;
         };
         files.push((
@@ -479,9 +505,11 @@ fn report_all(only: Option<&[&'static Experiment]>) -> Result<()> {
         ));
         datas.push((exp, data));
     }
-    let entries: Vec<(&Experiment, &ExperimentData)> =
-        datas.iter().map(|(e, d)| (*e, d)).collect();
-    files.push((root().join("reports").join("README.md"), report::render_index(&entries)));
+    let entries: Vec<(&Experiment, &ExperimentData)> = datas.iter().map(|(e, d)| (*e, d)).collect();
+    files.push((
+        root().join("reports").join("README.md"),
+        report::render_index(&entries),
+    ));
     let readme_path = root().join("README.md");
     let readme = std::fs::read_to_string(&readme_path).context("reading README.md")?;
     let readme = report::splice_headline(&readme, &report::headline(&entries))
@@ -489,7 +517,10 @@ fn report_all(only: Option<&[&'static Experiment]>) -> Result<()> {
     files.push((readme_path, readme));
     write_atomically(&files)?;
     for (path, _) in &files {
-        eprintln!("lab: wrote {}", path.strip_prefix(root()).unwrap_or(path).display());
+        eprintln!(
+            "lab: wrote {}",
+            path.strip_prefix(root()).unwrap_or(path).display()
+        );
     }
     Ok(())
 }
@@ -530,7 +561,11 @@ fn check(exps: &[&'static Experiment]) -> Result<()> {
                         problems.push(format!(
                             "{id}: instructions {old} recorded, {new} measured ({:+.2} %{})",
                             (new as f64 / old.max(1) as f64 - 1.0) * 100.0,
-                            if same_toolchain { ", same toolchain: must be equal" } else { "" }
+                            if same_toolchain {
+                                ", same toolchain: must be equal"
+                            } else {
+                                ""
+                            }
                         ));
                     }
                 }
@@ -573,7 +608,11 @@ fn profile(exp: &'static Experiment, variant: Option<&str>) -> Result<()> {
         Some(v) => {
             if exp.variant(v).is_none() {
                 let names: Vec<&str> = exp.variants.iter().map(|v| v.name).collect();
-                bail!("{} has no variant `{v}` (variants: {})", exp.id, names.join(", "));
+                bail!(
+                    "{} has no variant `{v}` (variants: {})",
+                    exp.id,
+                    names.join(", ")
+                );
             }
             vec![v]
         }
@@ -616,8 +655,5 @@ fn profile(exp: &'static Experiment, variant: Option<&str>) -> Result<()> {
 }
 
 fn display_rel(p: &Path) -> String {
-    p.strip_prefix(root())
-        .unwrap_or(p)
-        .display()
-        .to_string()
+    p.strip_prefix(root()).unwrap_or(p).display().to_string()
 }

@@ -73,10 +73,16 @@ const FIELDS: &[(&str, &str)] = &[
         "user-agent",
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36",
     ),
-    ("accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"),
+    (
+        "accept",
+        "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+    ),
     ("accept-language", "en-US,en;q=0.9,de;q=0.8"),
     ("accept-encoding", "gzip, deflate, br"),
-    ("cookie", "session=8f14e45fceea167a5a36dedd4bea2543; theme=dark"),
+    (
+        "cookie",
+        "session=8f14e45fceea167a5a36dedd4bea2543; theme=dark",
+    ),
     ("referer", "https://www.example.com/index.html"),
 ];
 
@@ -120,8 +126,7 @@ fn pattern() -> Pattern {
                 p.data.extend_from_slice(s.as_bytes());
             }
         }
-        p.blocks
-            .push((first, p.pieces.len() as u32 - first));
+        p.blocks.push((first, p.pieces.len() as u32 - first));
     }
     p
 }
@@ -214,10 +219,30 @@ fn workloads() -> Vec<Workload> {
     let p = Rc::new(pattern());
     let bytes = p.data.len() as u64;
     [
-        ("per-byte-drop", true, false, "every octet written singly; blocks dropped"),
-        ("per-byte-keep", true, true, "every octet written singly; all blocks kept"),
-        ("fields-drop", false, false, "strings written as slices; blocks dropped"),
-        ("fields-keep", false, true, "strings written as slices; all blocks kept"),
+        (
+            "per-byte-drop",
+            true,
+            false,
+            "every octet written singly; blocks dropped",
+        ),
+        (
+            "per-byte-keep",
+            true,
+            true,
+            "every octet written singly; all blocks kept",
+        ),
+        (
+            "fields-drop",
+            false,
+            false,
+            "strings written as slices; blocks dropped",
+        ),
+        (
+            "fields-keep",
+            false,
+            true,
+            "strings written as slices; all blocks kept",
+        ),
     ]
     .into_iter()
     .map(|(name, per_byte, keep, about)| {
@@ -237,9 +262,7 @@ fn workloads() -> Vec<Workload> {
                         keep,
                     ),
                     "vec-copy" => make(Vec::new(), p, per_byte, keep),
-                    "block-writer" => {
-                        make(wirelab::block::BlockWriter::new(), p, per_byte, keep)
-                    }
+                    "block-writer" => make(wirelab::block::BlockWriter::new(), p, per_byte, keep),
                     "bytesmut" => make(BytesMut::new(), p, per_byte, keep),
                     _ => return None,
                 })

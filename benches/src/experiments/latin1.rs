@@ -92,7 +92,10 @@ fn workloads() -> Vec<Workload> {
         ("chunked", "`chunked`, a Transfer-Encoding value"),
         ("content-type", "a Content-Type header line with CRLF"),
         ("ascii-1024", "1024 x `x`"),
-        ("latin1-1024", "1024 chars of German/French text, about 9 % non-ASCII Latin-1"),
+        (
+            "latin1-1024",
+            "1024 chars of German/French text, about 9 % non-ASCII Latin-1",
+        ),
     ]
     .into_iter()
     .map(|(name, about)| {

@@ -8,7 +8,11 @@ pub mod latin1;
 pub mod write_to;
 
 /// Every experiment, in report order.
-pub static ALL: &[&Experiment] = &[&latin1::EXPERIMENT, &block::EXPERIMENT, &write_to::EXPERIMENT];
+pub static ALL: &[&Experiment] = &[
+    &latin1::EXPERIMENT,
+    &block::EXPERIMENT,
+    &write_to::EXPERIMENT,
+];
 
 /// A small deterministic generator (SplitMix64) so that workloads are the same on every
 /// machine and every run.

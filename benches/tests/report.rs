@@ -1,0 +1,101 @@
+//! Report rendering: formatting, the headline splice, and a render of synthetic data.
+
+use wirelab_bench::report;
+use wirelab_bench::results::{Alloc, ExperimentData, Receipt, Row, Wall, WorkloadInfo};
+
+#[test]
+fn formats() {
+    assert_eq!(report::fmt_ns(8.356), "8.36 ns");
+    assert_eq!(report::fmt_ns(12_345.0), "12.35 µs");
+    assert_eq!(report::fmt_ns(34_000_000.0), "34.00 ms");
+    assert_eq!(report::fmt_count(1_234_567), "1,234,567");
+    assert_eq!(report::fmt_count(999), "999");
+    assert_eq!(report::fmt_ratio(229.63, 26.86), "8.55x");
+    assert_eq!(report::fmt_ratio(1.0, 0.0), "∞");
+    assert_eq!(report::fmt_bytes(4096.0), "4.0 KiB");
+}
+
+#[test]
+fn headline_splice_replaces_only_between_markers() {
+    let readme = format!(
+        "a\n{}\nold\n{}\nb\n",
+        report::HEADLINE_BEGIN,
+        report::HEADLINE_END
+    );
+    let out = report::splice_headline(&readme, "NEW\n").unwrap();
+    assert_eq!(
+        out,
+        format!(
+            "a\n{}\nNEW\n{}\nb\n",
+            report::HEADLINE_BEGIN,
+            report::HEADLINE_END
+        )
+    );
+    assert!(report::splice_headline("no markers", "x").is_err());
+    let reversed = format!("{}{}", report::HEADLINE_END, report::HEADLINE_BEGIN);
+    assert!(report::splice_headline(&reversed, "x").is_err());
+}
+
+#[test]
+fn renders_tables_with_ratios_and_originals() {
+    let exp = wirelab_bench::find("latin1").unwrap();
+    let row = |variant: &str, ns: f64, ir: u64, blocks: u64| Row {
+        workload: "ascii-1024".into(),
+        variant: variant.into(),
+        role: exp.variant(variant).unwrap().role,
+        wall: Some(Wall {
+            median_ns: ns,
+            lower_ns: ns * 0.9,
+            upper_ns: ns * 1.1,
+        }),
+        instructions: Some(ir),
+        alloc: Some(Alloc {
+            runs: 4,
+            blocks,
+            bytes: blocks * 1024,
+            peak_bytes: 1024,
+        }),
+    };
+    let data = ExperimentData {
+        experiment: "latin1".into(),
+        receipt: Receipt {
+            command: "cargo lab bench".into(),
+            ..Receipt::default()
+        },
+        workloads: vec![WorkloadInfo {
+            name: "ascii-1024".into(),
+            about: "x".into(),
+            bytes: 1024,
+            ops: 1,
+        }],
+        rows: vec![
+            row("naive", 400.0, 10_000, 4),
+            row("bulk-into", 40.0, 1_000, 0),
+        ],
+    };
+    let md = report::render_experiment(exp, &data);
+    assert!(
+        md.contains("400.00 ns [360.00 ns, 440.00 ns] (1.00x)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("40.00 ns [36.00 ns, 44.00 ns] (10.00x)"),
+        "{md}"
+    );
+    assert!(md.contains("10,000 (1.00x)"));
+    assert!(
+        md.contains("229.63 / 151.66 / 26.86 ns (8.55x)"),
+        "original column"
+    );
+    assert!(
+        md.contains("1 blocks, 1.0 KiB"),
+        "allocations per operation"
+    );
+    assert!(
+        md.contains("| not measured |") || md.contains("not measured"),
+        "variants without data say so"
+    );
+    let head = report::headline(&[(exp, &data)]);
+    assert!(head.contains("naive → bulk-into"));
+    assert!(head.contains("10.00x"));
+}
