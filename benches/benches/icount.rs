@@ -6,7 +6,9 @@
 //! Results land in `target/gungraun/wirelab-bench/icount/lab/case.catalog_<n>/summary.json`.
 #![allow(missing_docs)]
 
-use gungraun::{Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main};
+use gungraun::{
+    Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
+};
 use std::hint::black_box;
 use wirelab_bench::catalog::{CaseId, Runner, Sink};
 
