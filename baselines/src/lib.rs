@@ -9,5 +9,6 @@
 #![deny(missing_docs)]
 
 pub mod block;
+pub mod hpack;
 pub mod latin1;
 pub mod write_to;

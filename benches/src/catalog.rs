@@ -94,6 +94,9 @@ pub type Runner = Box<dyn FnMut(&mut Sink) -> u64>;
 
 type Factory = Box<dyn Fn(&str) -> Option<Runner>>;
 
+/// Maps an output to a canonical form (see [`Workload::with_equivalence`]).
+pub type Canonicalize = fn(&[u8]) -> Vec<u8>;
+
 /// One workload of an experiment: inputs built once, and a runner per applicable variant.
 pub struct Workload {
     /// Short name, `[a-z0-9-]`.
@@ -105,6 +108,10 @@ pub struct Workload {
     /// Operations (frames, blocks, calls) in one run: allocation reports are per operation.
     pub ops: u64,
     factory: Factory,
+    /// For peers that may choose another valid encoding: maps an output to a canonical form
+    /// (for HPACK, the decoded header lists). The naive and optimized variants must still
+    /// match byte for byte.
+    pub equivalence: Option<Canonicalize>,
 }
 
 impl fmt::Debug for Workload {
@@ -133,6 +140,28 @@ impl Workload {
             bytes,
             ops,
             factory: Box::new(factory),
+            equivalence: None,
+        }
+    }
+
+    /// Lets peers pass verification with a different but equivalent output.
+    pub fn with_equivalence(mut self, f: Canonicalize) -> Self {
+        self.equivalence = Some(f);
+        self
+    }
+
+    /// Checks a variant's output against the baseline's: byte for byte, or, for a peer of a
+    /// workload with an equivalence, in canonical form.
+    pub fn check(&self, role: Role, got: &[u8], expected: &[u8]) -> Check {
+        match compare(got, expected) {
+            Check::Mismatch { .. } if role == Role::Peer && self.equivalence.is_some() => {
+                let canon = self.equivalence.expect("checked above");
+                match compare(&canon(got), &canon(expected)) {
+                    Check::Pass => Check::Equivalent,
+                    other => other,
+                }
+            }
+            other => other,
         }
     }
 
@@ -202,6 +231,8 @@ impl Experiment {
 pub enum Check {
     /// Same bytes as the baseline.
     Pass,
+    /// A peer's different but equivalent output (see [`Workload::with_equivalence`]).
+    Equivalent,
     /// The variant does not apply to this workload.
     NotApplicable,
     /// Different bytes: the first differing offset and both lengths.
@@ -219,6 +250,7 @@ impl fmt::Display for Check {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Check::Pass => f.write_str("ok"),
+            Check::Equivalent => f.write_str("ok (equivalent)"),
             Check::NotApplicable => f.write_str("n/a"),
             Check::Mismatch {
                 offset,
@@ -293,8 +325,8 @@ pub fn checked_runner(
     let Some(mut runner) = w.runner(variant.name) else {
         return Ok(None);
     };
-    match compare(&output_of(&mut runner), expected) {
-        Check::Pass => Ok(Some(Checked { variant, runner })),
+    match w.check(variant.role, &output_of(&mut runner), expected) {
+        Check::Pass | Check::Equivalent => Ok(Some(Checked { variant, runner })),
         other => Err(format!(
             "{}/{}/{}: {other}; refusing to measure a variant whose output differs",
             exp.id, w.name, variant.name

@@ -18,6 +18,35 @@ pub const ENV_EXPERIMENTS: &str = "WIRELAB_EXPERIMENTS";
 /// Environment variable that selects the quick (rough) wall-time settings when set to `1`.
 pub const ENV_QUICK: &str = "WIRELAB_QUICK";
 
+/// The shared conformance and workload data (`WIRELAB_DATA`, else `../shared/data` beside the
+/// workspace), or `None` when it is absent. Under `CI=true` its absence is an error.
+///
+/// # Panics
+///
+/// Under `CI=true` when the data is missing.
+pub fn shared_data() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("WIRELAB_DATA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| results::workspace_root().join("../shared/data"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "shared data missing at {} (required under CI=true)",
+            dir.display()
+        );
+    }
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        eprintln!(
+            "wirelab: SKIPPED the workloads that need shared data: not found at {} (set WIRELAB_DATA)",
+            dir.display()
+        )
+    });
+    None
+}
+
 /// Looks an experiment up by id.
 pub fn find(id: &str) -> Option<&'static Experiment> {
     experiments::ALL.iter().copied().find(|e| e.id == id)

@@ -20,14 +20,14 @@ fn every_variant_matches_the_baseline_on_every_workload() {
                 if let Some(mut r) = w.runner(v.name) {
                     // Twice: a runner must give the same output on every run (steady state).
                     for round in 0..2 {
-                        let check = catalog::compare(&catalog::output_of(&mut r), &expected);
-                        assert_eq!(
-                            check,
-                            Check::Pass,
-                            "{}/{}/{} round {round}",
-                            exp.id,
-                            w.name,
-                            v.name
+                        let check = w.check(v.role, &catalog::output_of(&mut r), &expected);
+                        // Only a peer may produce a different (equivalent) encoding.
+                        let ok = check == Check::Pass
+                            || (v.role == Role::Peer && check == Check::Equivalent);
+                        assert!(
+                            ok,
+                            "{}/{}/{} round {round}: {check}",
+                            exp.id, w.name, v.name
                         );
                     }
                     checked += 1;

@@ -8,8 +8,10 @@
 //! * [`latin1`]: `&str` ⇄ ISO-8859-1 octets, ASCII runs copied in bulk.
 //! * [`block`]: [`block::BlockWriter`], an unsynchronized reusable output buffer.
 //! * [`write_to`]: copy a [`bytes::Buf`] into an [`std::io::Write`] without a temporary buffer.
+//! * [`hpack`]: HPACK (RFC 7541) encoder and decoder with a table-driven Huffman code.
 #![deny(missing_docs)]
 
 pub mod block;
+pub mod hpack;
 pub mod latin1;
 pub mod write_to;

@@ -4,6 +4,7 @@
 use crate::catalog::Experiment;
 
 pub mod block;
+pub mod hpack;
 pub mod latin1;
 pub mod write_to;
 
@@ -12,6 +13,10 @@ pub static ALL: &[&Experiment] = &[
     &latin1::EXPERIMENT,
     &block::EXPERIMENT,
     &write_to::EXPERIMENT,
+    &hpack::ENCODE,
+    &hpack::DECODE,
+    &hpack::HUFFMAN_ENCODE,
+    &hpack::HUFFMAN_DECODE,
 ];
 
 /// A small deterministic generator (SplitMix64) so that workloads are the same on every
