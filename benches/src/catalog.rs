@@ -204,6 +204,9 @@ pub struct Experiment {
     pub alloc_per: u64,
     /// The workload of the README's headline table.
     pub headline: &'static str,
+    /// When set, what a run's return value means; the report shows it per cell (for
+    /// `hpack-encode`, the octets of header blocks produced).
+    pub result: Option<&'static str>,
 }
 
 impl fmt::Debug for Experiment {

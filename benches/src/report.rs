@@ -238,6 +238,27 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
         "",
     );
 
+    if let Some(label) = exp.result {
+        let _ = write!(
+            out,
+            "\n## Output\n\nThe {label}, and its ratio to the baseline's.\n\n"
+        );
+        table(
+            exp,
+            data,
+            &mut out,
+            |r, base| {
+                let v = r.result?;
+                let ratio = base
+                    .and_then(|b| b.result)
+                    .map(|b| format!(" ({:.3}x)", v as f64 / b.max(1) as f64))
+                    .unwrap_or_default();
+                Some(format!("{}{ratio}", fmt_count(v)))
+            },
+            "",
+        );
+    }
+
     let _ = writeln!(out, "\n## Notes\n\n{}\n", exp.notes);
     out.push_str("## Environment\n\n");
     receipt_lines(&data.receipt, &mut out);

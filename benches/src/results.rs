@@ -45,6 +45,9 @@ pub struct Row {
     pub instructions: Option<u64>,
     /// Allocations.
     pub alloc: Option<Alloc>,
+    /// A run's return value, for experiments that report it (see `Experiment::result`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<u64>,
 }
 
 /// Description of a workload as recorded.
@@ -239,6 +242,10 @@ pub fn gather(exp: &Experiment, receipt: &Receipt) -> ExperimentData {
                 wall: read_wall(&id),
                 instructions: icounts.get(&id.to_string()).copied(),
                 alloc: allocs.get(&id.to_string()).copied(),
+                result: exp.result.and_then(|_| {
+                    let mut r = w.runner(v.name)?;
+                    Some(r(&mut crate::catalog::Sink::discard()))
+                }),
             });
         }
     }

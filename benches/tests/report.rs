@@ -49,6 +49,7 @@ fn renders_tables_with_ratios_and_originals() {
             upper_ns: ns * 1.1,
         }),
         instructions: Some(ir),
+        result: None,
         alloc: Some(Alloc {
             runs: 4,
             blocks,

@@ -53,6 +53,7 @@ of the next run). Targets: block-writer at least 5x faster than locking on per-b
 steady state at most 1 allocation per block when blocks are kept, 0 when they are dropped.",
     alloc_per: 1,
     headline: "per-byte-drop",
+    result: None,
 };
 
 /// A block: a list of pieces, each either one octet or a string.

@@ -190,6 +190,7 @@ table shows the sizes). Targets: optimized at least 3x faster than naive in defa
 beyond the handed-over block.",
     alloc_per: 1,
     headline: "browser-default",
+    result: Some("octets of header blocks produced per run"),
 };
 
 /// The intermediate step's Huffman coder: converts the string to octets once and codes the
@@ -499,6 +500,7 @@ browser blocks are those the optimized encoder produces). Output is the decoded 
 Target: faster than every peer on the hpack-test-case stories.",
     alloc_per: 1,
     headline: "nghttp2",
+    result: None,
 };
 
 type Blocks = Rc<Vec<Vec<(Vec<u8>, Option<usize>)>>>;
@@ -723,6 +725,7 @@ pub static HUFFMAN_ENCODE: Experiment = Experiment {
 string as text (each octet as a char U+0000..U+00FF), as the original coder did.",
     alloc_per: 1,
     headline: "user-agent",
+    result: None,
 };
 
 fn huffman_encode_workloads() -> Vec<Workload> {
@@ -813,6 +816,7 @@ pub static HUFFMAN_DECODE: Experiment = Experiment {
 typical header text (`cargo test` asserts the lookup count of the browser request's values).",
     alloc_per: 1,
     headline: "user-agent",
+    result: None,
 };
 
 fn huffman_decode_workloads() -> Vec<Workload> {

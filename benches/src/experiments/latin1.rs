@@ -68,6 +68,7 @@ The encoding-rs peer requires Latin-1 input (its output is unspecified for chars
 U+00FF), which every workload here is.",
     alloc_per: 1,
     headline: "ascii-1024",
+    result: None,
 };
 
 fn text(name: &str) -> String {

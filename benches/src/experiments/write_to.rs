@@ -55,6 +55,7 @@ per 1,000 operations (frames, messages). Targets: direct makes 0 heap allocation
 (temp-4k: one 4 KiB block per call) and is faster than temp-4k on 2-6 byte frames.",
     alloc_per: 1000,
     headline: "tiny-frames",
+    result: None,
 };
 
 fn workloads() -> Vec<Workload> {
