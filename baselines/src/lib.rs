@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod block;
+pub mod coding;
 pub mod hpack;
 pub mod latin1;
 pub mod write_to;

@@ -1,6 +1,6 @@
 //! Instruction-count harness (gungraun, callgrind). One benchmark per applicable cell of the
 //! experiments named by `WIRELAB_EXPERIMENTS`, numbered in catalog order
-//! (`wirelab_bench::cases`). The setup (workload construction, the check against the baseline,
+//! (`wirelab_bench::cases`); the lab runs it once per experiment. The setup (workload construction, the check against the baseline,
 //! and one warm-up run) is not counted; the benchmark is exactly one run of the variant.
 //!
 //! Results land in `target/gungraun/wirelab-bench/icount/lab/case.catalog_<n>/summary.json`.

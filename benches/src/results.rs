@@ -160,21 +160,14 @@ pub fn gungraun_dir() -> PathBuf {
         .join("lab")
 }
 
-/// The instruction-count manifest: which case each numbered gungraun benchmark is.
-pub fn icount_manifest() -> PathBuf {
-    lab_dir().join("icount-cases.json")
+/// Where the lab keeps the instruction counts of one experiment.
+pub fn icount_path(exp: &str) -> PathBuf {
+    lab_dir().join("icount").join(format!("{exp}.json"))
 }
 
-/// Reads gungraun's summaries, mapped to cases through the manifest written when the harness
-/// was started.
-pub fn read_icounts() -> BTreeMap<String, u64> {
+/// Reads gungraun's summaries of one harness run over `cases` (numbered in that order).
+pub fn read_gungraun(cases: &[CaseId]) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
-    let Ok(text) = std::fs::read_to_string(icount_manifest()) else {
-        return out;
-    };
-    let Ok(cases) = serde_json::from_str::<Vec<CaseId>>(&text) else {
-        return out;
-    };
     for (i, id) in cases.iter().enumerate() {
         let path = gungraun_dir()
             .join(format!("case.catalog_{i}"))
@@ -189,6 +182,23 @@ pub fn read_icounts() -> BTreeMap<String, u64> {
             v["profiles"][0]["data"]["total"]["metrics"]["Ir"]["values"]["new"].as_u64()
         {
             out.insert(id.to_string(), ir);
+        }
+    }
+    out
+}
+
+/// Reads the instruction counts the lab recorded (all experiments).
+pub fn read_icounts() -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    let Ok(dir) = std::fs::read_dir(lab_dir().join("icount")) else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        if let Some(map) = std::fs::read_to_string(entry.path())
+            .ok()
+            .and_then(|t| serde_json::from_str::<BTreeMap<String, u64>>(&t).ok())
+        {
+            out.extend(map);
         }
     }
     out

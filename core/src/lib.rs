@@ -9,9 +9,11 @@
 //! * [`block`]: [`block::BlockWriter`], an unsynchronized reusable output buffer.
 //! * [`write_to`]: copy a [`bytes::Buf`] into an [`std::io::Write`] without a temporary buffer.
 //! * [`hpack`]: HPACK (RFC 7541) encoder and decoder with a table-driven Huffman code.
+//! * [`coding`]: streaming gzip / zlib / raw deflate over a rope of pieces, per-fragment CRC-32.
 #![deny(missing_docs)]
 
 pub mod block;
+pub mod coding;
 pub mod hpack;
 pub mod latin1;
 pub mod write_to;

@@ -259,40 +259,52 @@ fn run_wall(exps: &[&Experiment], quick: bool) -> Result<()> {
     )
 }
 
+/// Runs the gungraun harness once per experiment, so that the process a case is measured in
+/// builds that experiment's workloads only: a case's count then does not depend on which
+/// other experiments were selected or exist.
 fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
     preflight_icount()?;
-    let dir = results::gungraun_dir();
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
-    }
-    let cases = wirelab_bench::cases(exps);
-    std::fs::create_dir_all(results::lab_dir())?;
-    std::fs::write(
-        results::icount_manifest(),
-        serde_json::to_string_pretty(&cases)?,
-    )?;
-    eprintln!("lab: {} instruction-count cases", cases.len());
-    run(
-        Command::new("cargo")
-            .args([
-                "bench",
-                "--workspace",
-                "--bench",
-                "icount",
-                "--",
-                "--save-summary=json",
-            ])
-            .env(wirelab_bench::ENV_EXPERIMENTS, selection_env(exps)),
-        "instruction-count harness (gungraun)",
-    )?;
-    let got = results::read_icounts();
-    let missing: Vec<String> = cases
-        .iter()
-        .map(ToString::to_string)
-        .filter(|c| !got.contains_key(c))
-        .collect();
-    if !missing.is_empty() {
-        bail!("gungraun produced no count for: {}", missing.join(", "));
+    std::fs::create_dir_all(results::lab_dir().join("icount"))?;
+    for (n, exp) in exps.iter().enumerate() {
+        let dir = results::gungraun_dir();
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
+        }
+        let path = results::icount_path(exp.id);
+        if path.exists() {
+            std::fs::remove_file(&path)?;
+        }
+        let cases = wirelab_bench::cases(&[exp]);
+        eprintln!(
+            "lab: instructions of {} ({} cases; experiment {} of {})",
+            exp.id,
+            cases.len(),
+            n + 1,
+            exps.len()
+        );
+        run(
+            Command::new("cargo")
+                .args([
+                    "bench",
+                    "--workspace",
+                    "--bench",
+                    "icount",
+                    "--",
+                    "--save-summary=json",
+                ])
+                .env(wirelab_bench::ENV_EXPERIMENTS, exp.id),
+            "instruction-count harness (gungraun)",
+        )?;
+        let got = results::read_gungraun(&cases);
+        let missing: Vec<String> = cases
+            .iter()
+            .map(ToString::to_string)
+            .filter(|c| !got.contains_key(c))
+            .collect();
+        if !missing.is_empty() {
+            bail!("gungraun produced no count for: {}", missing.join(", "));
+        }
+        std::fs::write(&path, serde_json::to_string_pretty(&got)?)?;
     }
     Ok(())
 }

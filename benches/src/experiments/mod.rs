@@ -4,6 +4,7 @@
 use crate::catalog::Experiment;
 
 pub mod block;
+pub mod coding;
 pub mod hpack;
 pub mod latin1;
 pub mod write_to;
@@ -17,6 +18,10 @@ pub static ALL: &[&Experiment] = &[
     &hpack::DECODE,
     &hpack::HUFFMAN_ENCODE,
     &hpack::HUFFMAN_DECODE,
+    &coding::CRC,
+    &coding::INFLATE,
+    &coding::DEFLATE,
+    &coding::GZIP,
 ];
 
 /// A small deterministic generator (SplitMix64) so that workloads are the same on every

@@ -1,6 +1,9 @@
 // RFC 7541 Appendix B: the HPACK Huffman code, symbol by symbol (0-255, then EOS = 256).
-// Constant data transcribed from the RFC; `huffman::tests::code_is_canonical` re-derives every
-// code from the lengths alone (the code is canonical), so a typo cannot survive the tests.
+// Constant data of the RFC, copied from the h2 crate's table (itself generated from the RFC)
+// with EOS appended. `huffman::tests::code_is_canonical` re-derives every code from the lengths
+// alone (the code is canonical), and the RFC 7541 Appendix C vectors and every hpack-test-case
+// story decode through it, so a wrong entry cannot survive the tests. The decoder's lookup
+// table is not stored: it is built from these two arrays on first use.
 
 /// Code of each symbol, right-aligned (the low `CODE_LENGTHS[sym]` bits).
 pub const CODES: [u32; 257] = [

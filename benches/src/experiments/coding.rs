@@ -1,0 +1,567 @@
+//! `crc`, `inflate`, `deflate`, `gzip`: Pekko HTTP's "coding stages" change.
+
+use super::Rng;
+use crate::catalog::{Experiment, Original, Role, Runner, Sink, VariantInfo, Workload};
+use bytes::Bytes;
+use std::io::Read;
+use std::rc::Rc;
+use wirelab::coding::{Decoder, DecoderConfig, Encoder, EncoderConfig, Format, crc};
+use wirelab_baselines::coding::{NaiveDecoder, NaiveEncoder, crc_copy_then_checksum};
+
+/// Splits `data` into separately allocated pieces of `size` bytes (the last may be shorter).
+fn pieces(data: &[u8], size: usize) -> Vec<Bytes> {
+    data.chunks(size.max(1))
+        .map(|c| Bytes::from(c.to_vec()))
+        .collect()
+}
+
+fn random(n: usize, seed: u64) -> Vec<u8> {
+    let mut v = vec![0u8; n];
+    Rng::new(seed).fill(&mut v);
+    v
+}
+
+/// Compressible text: words drawn from a small vocabulary (compresses about 3:1).
+fn compressible(n: usize, seed: u64) -> Vec<u8> {
+    const WORDS: &[&str] = &[
+        "the",
+        "quick",
+        "brown",
+        "fox",
+        "jumps",
+        "over",
+        "lazy",
+        "dog",
+        "header",
+        "value",
+        "stream",
+        "frame",
+        "window",
+        "gzip",
+        "deflate",
+        "server",
+        "client",
+        "request",
+        "response",
+        "content",
+        "encoding",
+        "transfer",
+        "chunked",
+        "keep-alive",
+    ];
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::with_capacity(n + 16);
+    while out.len() < n {
+        out.extend_from_slice(WORDS[rng.range(0, WORDS.len() - 1)].as_bytes());
+        out.push(if rng.range(0, 11) == 0 { b'\n' } else { b' ' });
+    }
+    out.truncate(n);
+    out
+}
+
+fn compress(format: Format, data: &[u8]) -> Vec<u8> {
+    let mut enc = Encoder::new(EncoderConfig::new(format));
+    let mut out = Vec::new();
+    enc.push(data, &mut |b| out.extend_from_slice(&b))
+        .expect("encoder accepts input");
+    enc.finish(&mut |b| out.extend_from_slice(&b))
+        .expect("encoder finishes");
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// crc
+
+/// The CRC ladder.
+pub static CRC_VARIANTS: &[VariantInfo] = &[
+    VariantInfo {
+        name: "copy-then-checksum",
+        role: Role::Baseline,
+        about: "concatenate the pieces into a fresh Vec, one crc32fast call (wirelab_baselines::coding::crc_copy_then_checksum)",
+    },
+    VariantInfo {
+        name: "per-fragment",
+        role: Role::Step,
+        about: "one crc32fast update per piece, no copy (the original change; wirelab::coding::crc::per_fragment)",
+    },
+    VariantInfo {
+        name: "adaptive",
+        role: Role::Optimized,
+        about: "pieces under 1 KiB coalesced through an 8 KiB buffer, larger ones in place (wirelab::coding::crc::Adaptive)",
+    },
+    VariantInfo {
+        name: "contiguous",
+        role: Role::Limit,
+        about: "one crc32fast call over the same bytes already contiguous",
+    },
+];
+
+/// The `crc` experiment.
+pub static CRC: Experiment = Experiment {
+    id: "crc",
+    title: "CRC-32 over a rope of input pieces",
+    origin: "Pekko HTTP coding stages pull request (per-fragment CRC)",
+    docs: "core/src/coding/crc.rs",
+    variants: CRC_VARIANTS,
+    workloads: crc_workloads,
+    originals: &[
+        Original {
+            workload: "sliced",
+            figures: "221 -> 154 ms",
+            ratio: Some(221.0 / 154.0),
+        },
+        Original {
+            workload: "compact",
+            figures: "102 -> 98 ms",
+            ratio: Some(102.0 / 98.0),
+        },
+    ],
+    notes: "Each run checksums 1 MiB of random bytes: `compact` is one piece, `sliced` 200 \
+pieces (the original's rope), the `frag-*` workloads pieces of 64 B to 64 KiB, each a separate \
+allocation. The original's figures are copy-then-checksum -> per-fragment for 200 updates of \
+1 MiB on the JVM. Targets: per-fragment within 1.1x of contiguous at 4 KiB and up, at least \
+1.4x faster than copy-then-checksum on sliced; adaptive never slower than the better of the \
+two. valgrind hides AVX-512 from the program, so crc32fast picks a different (narrower) SIMD \
+kernel under the instruction counter than under criterion: instruction counts compare \
+strategies, not the kernel criterion times.",
+    alloc_per: 1,
+    headline: "sliced",
+    result: None,
+};
+
+fn crc_workloads() -> Vec<Workload> {
+    let data = random(1 << 20, 0xC2C);
+    let mut specs: Vec<(String, String, Vec<Bytes>)> = vec![
+        (
+            "compact".into(),
+            "1 MiB in one piece".into(),
+            vec![Bytes::from(data.clone())],
+        ),
+        (
+            "sliced".into(),
+            "1 MiB in 200 pieces (about 5 KiB each)".into(),
+            pieces(&data, (1 << 20) / 200 + 1),
+        ),
+    ];
+    for (name, size) in [
+        ("frag-64", 64),
+        ("frag-1k", 1024),
+        ("frag-4k", 4096),
+        ("frag-64k", 65536),
+    ] {
+        specs.push((
+            name.into(),
+            format!("1 MiB in pieces of {size} bytes"),
+            pieces(&data, size),
+        ));
+    }
+    let contiguous: Rc<[u8]> = data.into();
+    specs
+        .into_iter()
+        .map(|(name, about, rope)| {
+            let rope = Rc::new(rope);
+            let contiguous = contiguous.clone();
+            Workload::new(name, about, 1 << 20, 1, move |v| -> Option<Runner> {
+                let rope = rope.clone();
+                let contiguous = contiguous.clone();
+                let f: Box<dyn Fn() -> u32> = match v {
+                    "copy-then-checksum" => Box::new(move || crc_copy_then_checksum(&rope)),
+                    "per-fragment" => {
+                        Box::new(move || crc::per_fragment(rope.iter().map(|b| &b[..])))
+                    }
+                    "adaptive" => Box::new(move || crc::adaptive(rope.iter().map(|b| &b[..]))),
+                    "contiguous" => Box::new(move || crc32fast::hash(&contiguous)),
+                    _ => return None,
+                };
+                Some(Box::new(move |sink: &mut Sink| {
+                    let c = std::hint::black_box(f());
+                    sink.emit(&c.to_be_bytes());
+                    u64::from(c)
+                }))
+            })
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// inflate and gzip: decoding pushed pieces
+
+fn decode_runner(variant: &str, format: Format, input: Rc<Vec<Bytes>>) -> Option<Runner> {
+    let config = DecoderConfig::new(format);
+    Some(match variant {
+        "copy-per-round" | "naive" => Box::new(move |sink| {
+            let mut dec = NaiveDecoder::new(config);
+            let mut n = 0u64;
+            let mut emit = |b: Bytes| {
+                n += b.len() as u64;
+                sink.emit(&b);
+            };
+            for p in input.iter() {
+                dec.push(p.clone(), &mut emit).expect("valid stream");
+            }
+            dec.finish(&mut emit).expect("complete stream");
+            n
+        }),
+        "borrowed" | "optimized" => Box::new(move |sink| {
+            let mut dec = Decoder::new(config);
+            let mut n = 0u64;
+            let mut emit = |b: Bytes| {
+                n += b.len() as u64;
+                sink.emit(&b);
+            };
+            for p in input.iter() {
+                dec.push(p.clone(), &mut emit).expect("valid stream");
+            }
+            dec.finish(&mut emit).expect("complete stream");
+            n
+        }),
+        "flate2-oneshot" => {
+            let flat: Vec<u8> = input.iter().flat_map(|b| b.iter().copied()).collect();
+            let mut out = Vec::new();
+            Box::new(move |sink| {
+                let mut d = flate2::Decompress::new(format == Format::Zlib);
+                out.clear();
+                out.reserve(flat.len() * 8);
+                loop {
+                    let st = d
+                        .decompress_vec(
+                            &flat[d.total_in() as usize..],
+                            &mut out,
+                            flate2::FlushDecompress::Finish,
+                        )
+                        .expect("valid stream");
+                    if st == flate2::Status::StreamEnd {
+                        break;
+                    }
+                    out.reserve(out.capacity());
+                }
+                sink.emit(&out);
+                out.len() as u64
+            })
+        }
+        "flate2-gz" | "flate2-multi" => {
+            let multi = variant == "flate2-multi";
+            let mut out = Vec::new();
+            Box::new(move |sink| {
+                out.clear();
+                let reader = PiecesReader {
+                    pieces: &input,
+                    at: 0,
+                    offset: 0,
+                };
+                if multi {
+                    flate2::read::MultiGzDecoder::new(reader).read_to_end(&mut out)
+                } else {
+                    flate2::read::GzDecoder::new(reader).read_to_end(&mut out)
+                }
+                .expect("valid stream");
+                sink.emit(&out);
+                out.len() as u64
+            })
+        }
+        _ => return None,
+    })
+}
+
+/// An `io::Read` over the pushed pieces, one piece (at most) per read.
+struct PiecesReader<'a> {
+    pieces: &'a [Bytes],
+    at: usize,
+    offset: usize,
+}
+
+impl Read for PiecesReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let Some(p) = self.pieces.get(self.at) else {
+            return Ok(0);
+        };
+        let n = (p.len() - self.offset).min(buf.len());
+        buf[..n].copy_from_slice(&p[self.offset..self.offset + n]);
+        self.offset += n;
+        if self.offset == p.len() {
+            self.at += 1;
+            self.offset = 0;
+        }
+        Ok(n)
+    }
+}
+
+/// The inflate ladder.
+pub static INFLATE_VARIANTS: &[VariantInfo] = &[
+    VariantInfo {
+        name: "copy-per-round",
+        role: Role::Baseline,
+        about: "all remaining input copied into a fresh Vec before every inflate round (wirelab_baselines::coding::NaiveDecoder)",
+    },
+    VariantInfo {
+        name: "borrowed",
+        role: Role::Optimized,
+        about: "the inflater is handed borrowed slices of the buffered pieces (wirelab::coding::Decoder)",
+    },
+    VariantInfo {
+        name: "flate2-oneshot",
+        role: Role::Limit,
+        about: "one flate2 Decompress call over the whole compressed input, already contiguous",
+    },
+];
+
+/// The `inflate` experiment.
+pub static INFLATE: Experiment = Experiment {
+    id: "inflate",
+    title: "Inflating a stream pushed in pieces",
+    origin: "Pekko HTTP coding stages pull request (borrow the remaining input instead of copying it)",
+    docs: "core/src/coding/mod.rs",
+    variants: INFLATE_VARIANTS,
+    workloads: inflate_workloads,
+    originals: &[
+        Original {
+            workload: "incompressible-64k",
+            figures: "34 -> 12 ms",
+            ratio: Some(34.0 / 12.0),
+        },
+        Original {
+            workload: "incompressible-8k",
+            figures: "40 -> 28 ms",
+            ratio: Some(40.0 / 28.0),
+        },
+        Original {
+            workload: "compressible-8m",
+            figures: "155 vs 154 ms",
+            ratio: Some(155.0 / 154.0),
+        },
+    ],
+    notes: "The original's simulation: 4 MiB of incompressible data, compressed (zlib), its \
+compressed form pushed in 64 KiB and in 8 KiB pieces; 8 MiB of compressible text pushed in 64 \
+KiB pieces. Each run builds a fresh decoder and decodes the whole stream. The allocation table \
+gives bytes allocated per run (the original counted bytes copied per MiB decoded).",
+    alloc_per: 1,
+    headline: "incompressible-64k",
+    result: None,
+};
+
+fn inflate_workloads() -> Vec<Workload> {
+    let incompressible = compress(Format::Zlib, &random(4 << 20, 0x1F1A7E));
+    let compressible = compress(Format::Zlib, &compressible(8 << 20, 0xC0DE));
+    [
+        (
+            "incompressible-64k",
+            "4 MiB of random bytes (zlib), pushed in 64 KiB pieces",
+            &incompressible,
+            64 << 10,
+        ),
+        (
+            "incompressible-8k",
+            "4 MiB of random bytes (zlib), pushed in 8 KiB pieces",
+            &incompressible,
+            8 << 10,
+        ),
+        (
+            "compressible-8m",
+            "8 MiB of text (zlib), pushed in 64 KiB pieces",
+            &compressible,
+            64 << 10,
+        ),
+    ]
+    .into_iter()
+    .map(|(name, about, data, size)| {
+        let input = Rc::new(pieces(data, size));
+        let about = format!("{about}: {} compressed bytes", data.len());
+        Workload::new(name, about, data.len() as u64, 1, move |v| {
+            decode_runner(v, Format::Zlib, input.clone())
+        })
+    })
+    .collect()
+}
+
+/// The gzip ladder.
+pub static GZIP_VARIANTS: &[VariantInfo] = &[
+    VariantInfo {
+        name: "naive",
+        role: Role::Baseline,
+        about: "copy per round, header re-parsed per push, fresh output buffers (wirelab_baselines::coding::NaiveDecoder)",
+    },
+    VariantInfo {
+        name: "optimized",
+        role: Role::Optimized,
+        about: "wirelab::coding::Decoder",
+    },
+    VariantInfo {
+        name: "flate2-gz",
+        role: Role::Peer,
+        about: "flate2::read::GzDecoder over a reader of the pieces, read_to_end",
+    },
+    VariantInfo {
+        name: "flate2-multi",
+        role: Role::Peer,
+        about: "flate2::read::MultiGzDecoder over a reader of the pieces, read_to_end",
+    },
+];
+
+/// The `gzip` experiment.
+pub static GZIP: Experiment = Experiment {
+    id: "gzip",
+    title: "End-to-end gzip decoding of the corpus",
+    origin: "end to end over the coding stages",
+    docs: "core/src/coding/mod.rs",
+    variants: GZIP_VARIANTS,
+    workloads: gzip_workloads,
+    originals: &[],
+    notes: "Each corpus file of ../shared/data/corpus, gzip-compressed at level 6, pushed in 8 KiB \
+pieces. Every run decodes the whole member with a fresh decoder. The flate2 backend is the one \
+this build selects (miniz_oxide by default); the zlib-rs backend is behind the `zlib-rs` \
+feature of the wirelab crate.",
+    alloc_per: 1,
+    headline: "alice29",
+    result: None,
+};
+
+fn gzip_workloads() -> Vec<Workload> {
+    let Some(dir) = crate::shared_data() else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("corpus"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| {
+        p.is_file()
+            && !p.file_name().is_some_and(|n| {
+                n.to_string_lossy().ends_with(".md") || n.to_string_lossy().starts_with("LICENSE")
+            })
+    });
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let raw = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let gz = compress(Format::Gzip, &raw);
+            let stem = path
+                .file_name()
+                .expect("file")
+                .to_string_lossy()
+                .to_string();
+            let name: String = stem
+                .split('.')
+                .next()
+                .unwrap_or(&stem)
+                .to_lowercase()
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect();
+            let input = Rc::new(pieces(&gz, 8 << 10));
+            Workload::new(
+                name,
+                format!("{stem}: {} bytes, {} gzipped", raw.len(), gz.len()),
+                gz.len() as u64,
+                1,
+                move |v| decode_runner(v, Format::Gzip, input.clone()),
+            )
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// deflate
+
+/// The deflate ladder.
+pub static DEFLATE_VARIANTS: &[VariantInfo] = &[
+    VariantInfo {
+        name: "contiguous",
+        role: Role::Baseline,
+        about: "the pieces concatenated, then deflated and checksummed as one array (wirelab_baselines::coding::NaiveEncoder)",
+    },
+    VariantInfo {
+        name: "per-fragment",
+        role: Role::Optimized,
+        about: "each piece deflated and checksummed where it lies (wirelab::coding::Encoder, one push per piece)",
+    },
+];
+
+/// The `deflate` experiment.
+pub static DEFLATE: Experiment = Experiment {
+    id: "deflate",
+    title: "Deflating contiguous against per-fragment input",
+    origin: "Pekko HTTP coding stages pull request (measured, and deliberately not changed)",
+    docs: "core/src/coding/mod.rs",
+    variants: DEFLATE_VARIANTS,
+    workloads: deflate_workloads,
+    originals: &[
+        Original {
+            workload: "compact",
+            figures: "162 vs 194 ms (per-fragment worse)",
+            ratio: Some(162.0 / 194.0),
+        },
+        Original {
+            workload: "sliced",
+            figures: "362 vs 346 ms (a wash)",
+            ratio: Some(362.0 / 346.0),
+        },
+    ],
+    notes: "1 MiB of compressible text gzipped at level 6 per run (the original ran 20 rounds; \
+these figures are per round): `compact` is one piece, `sliced` 200 pieces. The original found \
+per-fragment input slower on compact data and kept the old code; a negative result is a \
+result.",
+    alloc_per: 1,
+    headline: "sliced",
+    result: None,
+};
+
+fn deflate_workloads() -> Vec<Workload> {
+    let data = compressible(1 << 20, 0xDEF1A7E);
+    [
+        (
+            "compact",
+            "1 MiB of text in one piece",
+            vec![Bytes::from(data.clone())],
+        ),
+        (
+            "sliced",
+            "1 MiB of text in 200 pieces",
+            pieces(&data, (1 << 20) / 200 + 1),
+        ),
+    ]
+    .into_iter()
+    .map(|(name, about, rope)| {
+        let rope = Rc::new(rope);
+        Workload::new(name, about, 1 << 20, 1, move |v| -> Option<Runner> {
+            let rope = rope.clone();
+            Some(match v {
+                "contiguous" => Box::new(move |sink| {
+                    let mut enc = NaiveEncoder::new(Format::Gzip, 6, false);
+                    let mut n = 0u64;
+                    let mut emit = |b: Bytes| {
+                        n += b.len() as u64;
+                        sink.emit(&b);
+                    };
+                    enc.push(&rope, &mut emit);
+                    enc.finish(&mut emit);
+                    n
+                }),
+                "per-fragment" => Box::new(move |sink| {
+                    let mut enc = Encoder::new(EncoderConfig::new(Format::Gzip));
+                    let mut n = 0u64;
+                    let mut emit = |b: Bytes| {
+                        n += b.len() as u64;
+                        sink.emit(&b);
+                    };
+                    for p in rope.iter() {
+                        enc.push(p, &mut emit).expect("push");
+                    }
+                    enc.finish(&mut emit).expect("finish");
+                    n
+                }),
+                _ => return None,
+            })
+        })
+        .with_equivalence(gunzip)
+    })
+    .collect()
+}
+
+/// Decompresses a gzip stream (for comparing encoders whose bytes may differ).
+fn gunzip(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    match flate2::read::MultiGzDecoder::new(data).read_to_end(&mut out) {
+        Ok(_) => out,
+        Err(e) => format!("error: {e}").into_bytes(),
+    }
+}

@@ -1,0 +1,126 @@
+//! CRC-32 (IEEE, as in gzip) over a rope, one fragment at a time.
+//!
+//! # Motivation / Change / Result
+//!
+//! *Motivation.* Pekko HTTP's gzip stage concatenated the input fragments into one array
+//! before checksumming them ("copy-then-checksum"). The naive twin,
+//! `wirelab_baselines::coding::crc_copy_then_checksum`, keeps that.
+//!
+//! *Change.* The original change updated the CRC fragment by fragment ([`per_fragment`]),
+//! which avoids the copy but pays crc32fast's per-call overhead on every fragment: below about
+//! 1 KiB that overhead makes it slower than one big call over a copy. Beyond the original,
+//! [`Adaptive`] coalesces small fragments through a small fixed buffer and checksums large
+//! ones in place, so that it is never slower than the better of the two.
+//!
+//! *Result.* The original measured sliced 221 → 154 ms and compact 102 → 98 ms; ours are in
+//! `reports/crc.md`.
+
+use crc32fast::Hasher;
+
+/// Fragments at least this long are checksummed in place; shorter ones are coalesced.
+pub const COALESCE_BELOW: usize = 1024;
+
+/// Size of the coalescing buffer.
+const BUFFER: usize = 8192;
+
+/// CRC-32 of the concatenation of `pieces`, one `update` per piece.
+///
+/// Logically equivalent to copying the pieces into one buffer and checksumming it (the naive
+/// twin), without the copy.
+pub fn per_fragment<'a, I>(pieces: I) -> u32
+where
+    I: IntoIterator<Item = &'a [u8]>,
+{
+    let mut h = Hasher::new();
+    for p in pieces {
+        h.update(p);
+    }
+    h.finalize()
+}
+
+/// CRC-32 of the concatenation of `pieces` with [`Adaptive`].
+pub fn adaptive<'a, I>(pieces: I) -> u32
+where
+    I: IntoIterator<Item = &'a [u8]>,
+{
+    let mut a = Adaptive::new();
+    for p in pieces {
+        a.update(p);
+    }
+    a.finalize()
+}
+
+/// A CRC-32 hasher that coalesces fragments shorter than [`COALESCE_BELOW`] through an 8 KiB
+/// buffer and checksums longer ones in place.
+#[derive(Clone)]
+pub struct Adaptive {
+    hasher: Hasher,
+    buf: Box<[u8; BUFFER]>,
+    len: usize,
+}
+
+impl std::fmt::Debug for Adaptive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Adaptive")
+            .field("buffered", &self.len)
+            .finish()
+    }
+}
+
+impl Default for Adaptive {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Adaptive {
+    /// A fresh hasher.
+    pub fn new() -> Self {
+        Self {
+            hasher: Hasher::new(),
+            buf: Box::new([0; BUFFER]),
+            len: 0,
+        }
+    }
+
+    /// Adds a fragment.
+    #[inline]
+    pub fn update(&mut self, piece: &[u8]) {
+        if piece.len() >= COALESCE_BELOW {
+            self.flush();
+            self.hasher.update(piece);
+            return;
+        }
+        if self.len + piece.len() > BUFFER {
+            self.flush();
+        }
+        self.buf[self.len..self.len + piece.len()].copy_from_slice(piece);
+        self.len += piece.len();
+    }
+
+    fn flush(&mut self) {
+        if self.len > 0 {
+            self.hasher.update(&self.buf[..self.len]);
+            self.len = 0;
+        }
+    }
+
+    /// The CRC of everything added so far (the hasher can keep going).
+    pub fn value(&self) -> u32 {
+        let mut h = self.hasher.clone();
+        h.update(&self.buf[..self.len]);
+        h.finalize()
+    }
+
+    /// The CRC of everything added.
+    pub fn finalize(mut self) -> u32 {
+        self.flush();
+        self.hasher.finalize()
+    }
+
+    /// Starts over.
+    pub fn reset(&mut self) {
+        self.hasher = Hasher::new();
+        self.len = 0;
+    }
+}

@@ -1,0 +1,363 @@
+//! `wirelab::coding`, mirroring Pekko HTTP's CoderSpec for each of gzip, zlib and raw deflate.
+
+use bytes::Bytes;
+use proptest::prelude::*;
+use wirelab::coding::{
+    CodingError, Decoder, DecoderConfig, Encoder, EncoderConfig, Format, Rope, crc,
+};
+
+const FORMATS: [Format; 3] = [Format::Gzip, Format::Zlib, Format::Raw];
+
+fn encode_with(format: Format, pushes: &[&[u8]], flush_per_push: bool) -> Vec<Bytes> {
+    let mut enc = Encoder::new(EncoderConfig {
+        flush_per_push,
+        ..EncoderConfig::new(format)
+    });
+    let mut out = Vec::new();
+    for p in pushes {
+        enc.push(p, &mut |b| out.push(b)).unwrap();
+    }
+    enc.finish(&mut |b| out.push(b)).unwrap();
+    out
+}
+
+fn encode(format: Format, data: &[u8]) -> Vec<u8> {
+    encode_with(format, &[data], false).concat()
+}
+
+fn decode_pieces(format: Format, pieces: &[&[u8]]) -> Result<Vec<u8>, CodingError> {
+    let mut dec = Decoder::new(DecoderConfig::new(format));
+    let mut out = Vec::new();
+    for p in pieces {
+        dec.push(Bytes::copy_from_slice(p), &mut |b| {
+            out.extend_from_slice(&b)
+        })?;
+    }
+    dec.finish(&mut |b| out.extend_from_slice(&b))?;
+    Ok(out)
+}
+
+fn decode(format: Format, data: &[u8]) -> Result<Vec<u8>, CodingError> {
+    decode_pieces(format, &[data])
+}
+
+fn random(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+fn text(n: usize) -> Vec<u8> {
+    b"The quick brown fox jumps over the lazy dog. "
+        .iter()
+        .cycle()
+        .take(n)
+        .copied()
+        .collect()
+}
+
+#[test]
+fn valid_output_on_immediate_finish() {
+    for f in FORMATS {
+        let out = encode_with(f, &[], false).concat();
+        assert!(!out.is_empty(), "{f:?}");
+        assert_eq!(decode(f, &out).unwrap(), b"", "{f:?}");
+    }
+}
+
+#[test]
+fn round_trips_empty_small_and_large() {
+    for f in FORMATS {
+        for data in [
+            Vec::new(),
+            b"Hello, wirelab!".to_vec(),
+            text(1_000_000),
+            random(300_000, 7),
+        ] {
+            assert_eq!(
+                decode(f, &encode(f, &data)).unwrap(),
+                data,
+                "{f:?} {}",
+                data.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn interoperates_with_flate2() {
+    use flate2::read::{DeflateDecoder, GzDecoder, ZlibDecoder};
+    use std::io::Read;
+    let data = text(100_000);
+    let mut out = Vec::new();
+    GzDecoder::new(&encode(Format::Gzip, &data)[..])
+        .read_to_end(&mut out)
+        .unwrap();
+    assert_eq!(out, data);
+    out.clear();
+    ZlibDecoder::new(&encode(Format::Zlib, &data)[..])
+        .read_to_end(&mut out)
+        .unwrap();
+    assert_eq!(out, data);
+    out.clear();
+    DeflateDecoder::new(&encode(Format::Raw, &data)[..])
+        .read_to_end(&mut out)
+        .unwrap();
+    assert_eq!(out, data);
+}
+
+#[test]
+fn error_on_corrupt_input() {
+    for f in FORMATS {
+        let data = text(10_000);
+        let mut bad = encode(f, &data);
+        let mid = bad.len() / 2;
+        bad[mid] ^= 0xff;
+        bad[mid + 1] ^= 0x55;
+        match f {
+            // The checksums catch any corruption the inflater does not.
+            Format::Gzip | Format::Zlib => assert!(decode(f, &bad).is_err(), "{f:?}"),
+            // Raw deflate has no checksum: either an error or different output.
+            _ => assert!(decode(f, &bad).map_or(true, |out| out != data), "{f:?}"),
+        }
+    }
+    assert_eq!(
+        decode(Format::Gzip, b"not gzip at all"),
+        Err(CodingError::NotGzip)
+    );
+}
+
+#[test]
+fn decompresses_in_very_small_pieces() {
+    let data = text(20_000);
+    for f in FORMATS {
+        let enc = encode(f, &data);
+        for size in [1, 2, 3, 7, 64] {
+            let pieces: Vec<&[u8]> = enc.chunks(size).collect();
+            assert_eq!(
+                decode_pieces(f, &pieces).unwrap(),
+                data,
+                "{f:?} pieces of {size}"
+            );
+        }
+    }
+}
+
+#[test]
+fn chunked_round_trip_and_data_just_above_1024() {
+    for f in FORMATS {
+        let data = random(1025, 3);
+        let pushes: Vec<&[u8]> = data.chunks(100).collect();
+        let enc = encode_with(f, &pushes, false).concat();
+        assert_eq!(decode(f, &enc).unwrap(), data);
+    }
+}
+
+#[test]
+fn every_split_in_two_and_three_way_splits_at_boundaries() {
+    let data = text(3000);
+    for f in FORMATS {
+        let enc = encode(f, &data);
+        for i in 0..=enc.len() {
+            assert_eq!(
+                decode_pieces(f, &[&enc[..i], &enc[i..]]).unwrap(),
+                data,
+                "{f:?} split at {i}"
+            );
+        }
+        // Three-way splits around the header/body and body/trailer boundaries.
+        let n = enc.len();
+        for a in (0..14).chain(n - 12..n) {
+            for b in a..(a + 12).min(n) {
+                let pieces = [&enc[..a], &enc[a..b], &enc[b..]];
+                assert_eq!(decode_pieces(f, &pieces).unwrap(), data, "{f:?} {a}/{b}");
+            }
+        }
+    }
+}
+
+#[test]
+fn no_output_piece_larger_than_max_chunk() {
+    let data = random(100_007, 11);
+    for f in FORMATS {
+        for max_chunk in [1000, 4096, 65536] {
+            let enc = encode(f, &data);
+            let mut dec = Decoder::new(DecoderConfig {
+                max_chunk,
+                ..DecoderConfig::new(f)
+            });
+            let mut out = Vec::new();
+            let mut biggest = 0;
+            for p in enc.chunks(5000) {
+                dec.push(Bytes::copy_from_slice(p), &mut |b| {
+                    biggest = biggest.max(b.len());
+                    out.extend_from_slice(&b);
+                })
+                .unwrap();
+            }
+            dec.finish(&mut |b| out.extend_from_slice(&b)).unwrap();
+            assert!(biggest <= max_chunk, "{f:?}: {biggest} > {max_chunk}");
+            assert_eq!(out, data);
+        }
+    }
+}
+
+#[test]
+fn flush_per_push_preserves_piece_boundaries() {
+    let pushes: [&[u8]; 4] = [b"first push, ", b"second push; ", b"and a third", b"!"];
+    for f in FORMATS {
+        let pieces = encode_with(f, &pushes, true);
+        // Feeding the encoder's output piece by piece yields each push's data right away.
+        let mut dec = Decoder::new(DecoderConfig::new(f));
+        let mut per_piece = Vec::new();
+        for p in &pieces {
+            let mut got = Vec::new();
+            dec.push(p.clone(), &mut |b| got.extend_from_slice(&b))
+                .unwrap();
+            per_piece.push(got);
+        }
+        dec.finish(&mut |_| {}).unwrap();
+        let nonempty: Vec<&Vec<u8>> = per_piece.iter().filter(|g| !g.is_empty()).collect();
+        let expected: Vec<&[u8]> = pushes.to_vec();
+        assert_eq!(nonempty.len(), expected.len(), "{f:?}: {per_piece:?}");
+        for (got, want) in nonempty.iter().zip(expected) {
+            assert_eq!(&got[..], want, "{f:?}");
+        }
+    }
+}
+
+#[test]
+fn truncation_at_every_offset_is_reported() {
+    let data = text(2000);
+    for f in FORMATS {
+        let enc = encode(f, &data);
+        for i in 0..enc.len() {
+            let r = decode(f, &enc[..i]);
+            assert!(
+                matches!(r, Err(CodingError::Truncated)),
+                "{f:?} cut at {i} of {}: {r:?}",
+                enc.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn multi_fragment_input_matches_contiguous() {
+    let data = text(200_000);
+    let enc = encode(Format::Gzip, &data);
+    // Genuinely separate allocations, not slices of one buffer.
+    let pieces: Vec<Bytes> = enc.chunks(777).map(|c| Bytes::from(c.to_vec())).collect();
+    let mut dec = Decoder::new(DecoderConfig::new(Format::Gzip));
+    let mut out = Vec::new();
+    for p in pieces {
+        dec.push(p, &mut |b| out.extend_from_slice(&b)).unwrap();
+    }
+    dec.finish(&mut |b| out.extend_from_slice(&b)).unwrap();
+    assert_eq!(out, decode(Format::Gzip, &enc).unwrap());
+    assert_eq!(out, data);
+}
+
+#[test]
+fn deflate_format_probes_zlib_or_raw() {
+    let data = text(5000);
+    assert_eq!(
+        decode(Format::Deflate, &encode(Format::Zlib, &data)).unwrap(),
+        data
+    );
+    assert_eq!(
+        decode(Format::Deflate, &encode(Format::Raw, &data)).unwrap(),
+        data
+    );
+}
+
+#[test]
+fn output_limit_stops_a_bomb() {
+    let zeros = vec![0u8; 8 << 20];
+    let enc = encode(Format::Gzip, &zeros);
+    assert!(enc.len() < 20_000, "{}", enc.len());
+    let mut dec = Decoder::new(DecoderConfig {
+        max_output: Some(1 << 20),
+        ..DecoderConfig::new(Format::Gzip)
+    });
+    let mut total = 0;
+    let r = dec.push(Bytes::from(enc), &mut |b| total += b.len());
+    assert_eq!(r, Err(CodingError::OutputLimit { limit: 1 << 20 }));
+    assert!(total <= (1 << 20) + 65536);
+    assert_eq!(
+        dec.push(Bytes::new(), &mut |_| {}),
+        Err(CodingError::Poisoned)
+    );
+}
+
+#[test]
+fn crc_strategies_agree() {
+    let data = random(100_000, 5);
+    let expected = crc32fast::hash(&data);
+    for size in [1, 63, 64, 1000, 1024, 4096, 65536] {
+        let pieces: Vec<&[u8]> = data.chunks(size).collect();
+        assert_eq!(
+            crc::per_fragment(pieces.iter().copied()),
+            expected,
+            "{size}"
+        );
+        assert_eq!(crc::adaptive(pieces.iter().copied()), expected, "{size}");
+    }
+    let mut a = crc::Adaptive::new();
+    a.update(&data[..10]);
+    assert_eq!(a.value(), crc32fast::hash(&data[..10]));
+}
+
+#[test]
+fn rope_is_a_buf() {
+    use bytes::Buf;
+    let mut r = Rope::from(vec![
+        Bytes::from_static(b"ab"),
+        Bytes::new(),
+        Bytes::from_static(b"cde"),
+    ]);
+    assert_eq!(r.len(), 5);
+    assert_eq!(r.piece_count(), 2);
+    assert_eq!(r.get(3), Some(b'd'));
+    r.advance(3);
+    assert_eq!(r.chunk(), b"de");
+    assert_eq!(r.copy_to_bytes(2), Bytes::from_static(b"de"));
+    assert!(r.is_empty());
+}
+
+proptest! {
+    #[test]
+    fn random_data_and_splits_round_trip(
+        data in proptest::collection::vec(any::<u8>(), 0..5000),
+        splits in proptest::collection::vec(1usize..700, 1..10),
+        level in 0u32..10,
+        f in 0usize..3,
+    ) {
+        let format = FORMATS[f];
+        let mut enc = Encoder::new(EncoderConfig { level, ..EncoderConfig::new(format) });
+        let mut out = Vec::new();
+        let mut rest = &data[..];
+        for s in &splits {
+            let (a, b) = rest.split_at((*s).min(rest.len()));
+            enc.push(a, &mut |x| out.extend_from_slice(&x)).unwrap();
+            rest = b;
+        }
+        enc.push(rest, &mut |x| out.extend_from_slice(&x)).unwrap();
+        enc.finish(&mut |x| out.extend_from_slice(&x)).unwrap();
+        let pieces: Vec<&[u8]> = out.chunks(splits[0]).collect();
+        prop_assert_eq!(decode_pieces(format, &pieces).unwrap(), data);
+    }
+
+    #[test]
+    fn decoder_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..300), split in 1usize..50, f in 0usize..4) {
+        let format = [Format::Gzip, Format::Zlib, Format::Raw, Format::Deflate][f];
+        let pieces: Vec<&[u8]> = bytes.chunks(split).collect();
+        let _ = decode_pieces(format, &pieces);
+    }
+}
