@@ -4,27 +4,10 @@
 
 use bytes::Bytes;
 use std::path::PathBuf;
-use wirelab::coding::{CodingError, Decoder, DecoderConfig, Format, Trailing};
 
-fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("WIRELAB_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "shared data missing at {} (required under CI=true)",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: shared data not found at {} (set WIRELAB_DATA)",
-        dir.display()
-    );
-    None
-}
+mod support;
+use support::data_dir;
+use wirelab::coding::{CodingError, Decoder, DecoderConfig, Format, Trailing};
 
 fn decode(config: DecoderConfig, data: &[u8], piece: usize) -> Result<Vec<u8>, CodingError> {
     let mut dec = Decoder::new(config);

@@ -4,27 +4,10 @@
 //! tests say that they were skipped; under `CI=true` its absence is a failure.
 
 use std::path::PathBuf;
-use wirelab::hpack::{Decoder, Encoder, Header, HuffmanMode, Indexing, integer};
 
-fn data_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("WIRELAB_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "shared data missing at {} (required under CI=true)",
-            dir.display()
-        );
-    }
-    eprintln!(
-        "SKIPPED: shared data not found at {} (set WIRELAB_DATA)",
-        dir.display()
-    );
-    None
-}
+mod support;
+use support::data_dir;
+use wirelab::hpack::{Decoder, Encoder, Header, HuffmanMode, Indexing, integer};
 
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
@@ -45,6 +28,27 @@ fn pairs(v: &serde_json::Value) -> Vec<(Vec<u8>, Vec<u8>)> {
                 p[0].as_str().unwrap().as_bytes().to_vec(),
                 p[1].as_str().unwrap().as_bytes().to_vec(),
             )
+        })
+        .collect()
+}
+
+/// The header list of an hpack-test-case case, in order.
+fn story_headers(case: &serde_json::Value) -> Vec<(Vec<u8>, Vec<u8>)> {
+    case["headers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|h| {
+            h.as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_bytes().to_vec(),
+                        v.as_str().unwrap().as_bytes().to_vec(),
+                    )
+                })
+                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -170,23 +174,7 @@ fn hpack_test_case_stories_decode() {
                     dec.set_max_table_size(size as usize);
                 }
                 let wire = hex(case["wire"].as_str().unwrap());
-                let expected: Vec<(Vec<u8>, Vec<u8>)> = case["headers"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .flat_map(|h| {
-                        h.as_object()
-                            .unwrap()
-                            .iter()
-                            .map(|(k, v)| {
-                                (
-                                    k.as_bytes().to_vec(),
-                                    v.as_str().unwrap().as_bytes().to_vec(),
-                                )
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                    .collect();
+                let expected: Vec<(Vec<u8>, Vec<u8>)> = story_headers(case);
                 let got = dec
                     .decode_to_vec(&wire)
                     .unwrap_or_else(|e| panic!("{} seqno {}: {e}", path.display(), case["seqno"]));
@@ -219,23 +207,7 @@ fn hpack_test_case_stories_reencode() {
                     let mut ours = Decoder::new();
                     let mut theirs = loona_hpack::Decoder::new();
                     for case in v["cases"].as_array().unwrap() {
-                        let headers: Vec<(Vec<u8>, Vec<u8>)> = case["headers"]
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .flat_map(|h| {
-                                h.as_object()
-                                    .unwrap()
-                                    .iter()
-                                    .map(|(k, v)| {
-                                        (
-                                            k.as_bytes().to_vec(),
-                                            v.as_str().unwrap().as_bytes().to_vec(),
-                                        )
-                                    })
-                                    .collect::<Vec<_>>()
-                            })
-                            .collect();
+                        let headers: Vec<(Vec<u8>, Vec<u8>)> = story_headers(case);
                         let block = enc.encode(headers.iter().map(|(n, v)| Header::new(n, v)));
                         assert_eq!(ours.decode_to_vec(&block).unwrap(), headers);
                         let peer: Vec<(Vec<u8>, Vec<u8>)> = theirs.decode(&block).unwrap();
