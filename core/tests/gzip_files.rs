@@ -3,7 +3,6 @@
 //! produce. Without the shared data the test says it was skipped; under `CI=true` it fails.
 
 use bytes::Bytes;
-use std::path::PathBuf;
 
 mod support;
 use support::data_dir;
