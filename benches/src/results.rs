@@ -151,9 +151,19 @@ pub fn read_wall(id: &CaseId) -> Option<Wall> {
     })
 }
 
+/// The target folder the instruction-count harness is built in: a fixed absolute path, the
+/// same on every machine and for every checkout. The benchmark binary's path is part of the
+/// process (argv\[0\]); with it, the heap layout, and so malloc's and memcpy's instruction
+/// counts, would depend on where the repository was cloned.
+pub fn icount_target_dir() -> PathBuf {
+    std::env::var_os("WIRELAB_ICOUNT_TARGET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp/wirelab-icount-target"))
+}
+
 /// gungraun's output folder.
 pub fn gungraun_dir() -> PathBuf {
-    target_dir()
+    icount_target_dir()
         .join("gungraun")
         .join("wirelab-bench")
         .join("icount")

@@ -53,6 +53,10 @@ enum Cmd {
         /// Measure without rewriting reports/ (the raw results stay under target/).
         #[arg(long)]
         no_report: bool,
+        /// Keep the wall times of the last run (under target/criterion) and re-measure only
+        /// instructions and allocations; the receipt records this flag.
+        #[arg(long)]
+        reuse_wall: bool,
     },
     /// Render reports/ from the latest raw results under target/.
     Report,
@@ -79,7 +83,8 @@ fn main() {
             exps,
             quick,
             no_report,
-        } => bench(&resolve(&exps), quick, no_report),
+            reuse_wall,
+        } => bench(&resolve(&exps), quick, no_report, reuse_wall),
         Cmd::Report => report_all(None),
         Cmd::Check { exps } => check(&resolve(&exps)),
         Cmd::Profile { exp, variant } => profile(resolve(&[exp])[0], variant.as_deref()),
@@ -292,6 +297,7 @@ fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
                     "--",
                     "--save-summary=json",
                 ])
+                .env("CARGO_TARGET_DIR", results::icount_target_dir())
                 .env(wirelab_bench::ENV_EXPERIMENTS, exp.id),
             "instruction-count harness (gungraun)",
         )?;
@@ -406,7 +412,12 @@ fn make_receipt(quick: bool) -> Receipt {
     }
 }
 
-fn bench(exps: &[&'static Experiment], quick: bool, no_report: bool) -> Result<()> {
+fn bench(
+    exps: &[&'static Experiment],
+    quick: bool,
+    no_report: bool,
+    reuse_wall: bool,
+) -> Result<()> {
     let started = Instant::now();
     // Check the tools before spending minutes on wall time.
     preflight_icount()?;
@@ -414,7 +425,11 @@ fn bench(exps: &[&'static Experiment], quick: bool, no_report: bool) -> Result<(
     verify(exps)?;
     let receipt = make_receipt(quick);
     step(1, 3, "wall time (criterion)", exps, started);
-    run_wall(exps, quick)?;
+    if reuse_wall {
+        eprintln!("lab: --reuse-wall: keeping the wall times under target/criterion");
+    } else {
+        run_wall(exps, quick)?;
+    }
     step(2, 3, "instructions (gungraun)", exps, started);
     run_icount(exps)?;
     step(3, 3, "allocations (dhat)", exps, started);
