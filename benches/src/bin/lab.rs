@@ -297,6 +297,20 @@ fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
                     "--",
                     "--save-summary=json",
                 ])
+                // A fixed, minimal environment: the measured process's heap layout (and so
+                // malloc's instruction counts) depends on what it inherits.
+                .env_clear()
+                .envs(
+                    [
+                        "PATH",
+                        "HOME",
+                        "CARGO_HOME",
+                        "RUSTUP_HOME",
+                        "RUSTUP_TOOLCHAIN",
+                    ]
+                    .iter()
+                    .filter_map(|k| std::env::var_os(k).map(|v| (*k, v))),
+                )
                 .env("CARGO_TARGET_DIR", results::icount_target_dir())
                 .env(wirelab_bench::ENV_EXPERIMENTS, exp.id),
             "instruction-count harness (gungraun)",
