@@ -267,9 +267,29 @@ fn run_wall(exps: &[&Experiment], quick: bool) -> Result<()> {
 /// Runs the gungraun harness once per experiment, so that the process a case is measured in
 /// builds that experiment's workloads only: a case's count then does not depend on which
 /// other experiments were selected or exist.
+/// Points a link at a fixed path to the shared data, so that the measured process sees the same
+/// path strings (and so the same heap layout) whichever folder the checkout lives in.
+fn fixed_data_link() -> Result<Option<PathBuf>> {
+    let Some(data) = wirelab_bench::shared_data() else {
+        return Ok(None);
+    };
+    let data = data
+        .canonicalize()
+        .with_context(|| format!("resolving {}", data.display()))?;
+    let link = results::icount_target_dir().join("shared-data");
+    std::fs::create_dir_all(results::icount_target_dir())?;
+    if link.symlink_metadata().is_ok() {
+        std::fs::remove_file(&link).with_context(|| format!("replacing {}", link.display()))?;
+    }
+    std::os::unix::fs::symlink(&data, &link)
+        .with_context(|| format!("linking {} to {}", link.display(), data.display()))?;
+    Ok(Some(link))
+}
+
 fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
     preflight_icount()?;
     std::fs::create_dir_all(results::lab_dir().join("icount"))?;
+    let data = fixed_data_link()?;
     for (n, exp) in exps.iter().enumerate() {
         let dir = results::gungraun_dir();
         if dir.exists() {
@@ -312,6 +332,7 @@ fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
                     .filter_map(|k| std::env::var_os(k).map(|v| (*k, v))),
                 )
                 .env("CARGO_TARGET_DIR", results::icount_target_dir())
+                .envs(data.iter().map(|d| ("WIRELAB_DATA", d)))
                 .env(wirelab_bench::ENV_EXPERIMENTS, exp.id),
             "instruction-count harness (gungraun)",
         )?;
