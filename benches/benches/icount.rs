@@ -34,7 +34,7 @@ library_benchmark_group!(name = lab; benchmarks = case);
 
 main!(
     config = LibraryBenchmarkConfig::default()
-        .pass_through_envs([wirelab_bench::ENV_EXPERIMENTS])
+        .pass_through_envs([wirelab_bench::ENV_EXPERIMENTS, "WIRELAB_DATA"])
         // Only `Ir` is used; without the cache simulation valgrind runs about twice as fast.
         .tool(Callgrind::with_args(["--cache-sim=no"]));
     library_benchmark_groups = lab
