@@ -108,12 +108,23 @@ impl ExperimentData {
     }
 }
 
-/// The workspace root (the parent of the `benches` package).
+/// The workspace root (the parent of the `benches` package): from `CARGO_MANIFEST_DIR`, which
+/// cargo sets for the programs it runs, else the nearest folder above the current one that holds
+/// `benches/Cargo.toml`, else the current folder.
+///
+/// Read at run time on purpose: a path compiled into the binary would make its layout, and so
+/// the instruction counts of the harness, depend on the folder of the checkout.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("benches/ has a parent")
-        .to_path_buf()
+    if let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") {
+        let dir = PathBuf::from(dir);
+        if let Some(root) = dir.parent().filter(|_| dir.ends_with("benches")) {
+            return root.to_path_buf();
+        }
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    cwd.ancestors()
+        .find(|d| d.join("benches").join("Cargo.toml").is_file())
+        .map_or_else(|| cwd.clone(), Path::to_path_buf)
 }
 
 /// The cargo target directory.

@@ -286,6 +286,26 @@ fn fixed_data_link() -> Result<Option<PathBuf>> {
     Ok(Some(link))
 }
 
+/// `--remap-path-prefix` flags (in `CARGO_ENCODED_RUSTFLAGS` form, separated by 0x1f) that give
+/// the harness binary the same file paths whichever folders hold the checkout and cargo's
+/// registry.
+fn remap_flags() -> String {
+    let mut flags = format!(
+        "--remap-path-prefix={}=/wirelab",
+        results::workspace_root().display()
+    );
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    if let Some(home) = cargo_home {
+        flags.push_str(&format!(
+            "\x1f--remap-path-prefix={}=/cargo",
+            home.display()
+        ));
+    }
+    flags
+}
+
 fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
     preflight_icount()?;
     std::fs::create_dir_all(results::lab_dir().join("icount"))?;
@@ -332,6 +352,8 @@ fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
                     .filter_map(|k| std::env::var_os(k).map(|v| (*k, v))),
                 )
                 .env("CARGO_TARGET_DIR", results::icount_target_dir())
+                // Nor may the binary's layout depend on the checkout's folder.
+                .env("CARGO_ENCODED_RUSTFLAGS", remap_flags())
                 .envs(data.iter().map(|d| ("WIRELAB_DATA", d)))
                 .env(wirelab_bench::ENV_EXPERIMENTS, exp.id),
             "instruction-count harness (gungraun)",
