@@ -187,8 +187,12 @@ fn verify(exps: &[&'static Experiment]) -> Result<usize> {
 }
 
 fn run(cmd: &mut Command, what: &str) -> Result<()> {
+    run_in(cmd, &root(), what)
+}
+
+fn run_in(cmd: &mut Command, dir: &Path, what: &str) -> Result<()> {
     let status = cmd
-        .current_dir(root())
+        .current_dir(dir)
         .status()
         .with_context(|| format!("{what}: could not start {:?}", cmd.get_program()))?;
     if !status.success() {
@@ -286,30 +290,84 @@ fn fixed_data_link() -> Result<Option<PathBuf>> {
     Ok(Some(link))
 }
 
-/// `--remap-path-prefix` flags (in `CARGO_ENCODED_RUSTFLAGS` form, separated by 0x1f) that give
-/// the harness binary the same file paths whichever folders hold the checkout and cargo's
-/// registry.
+/// A `--remap-path-prefix` flag (in `CARGO_ENCODED_RUSTFLAGS` form) that gives
+/// the registry's sources the same paths in the harness binary whatever cargo's home is.
 fn remap_flags() -> String {
-    let mut flags = format!(
-        "--remap-path-prefix={}=/wirelab",
-        results::workspace_root().display()
-    );
-    let cargo_home = std::env::var_os("CARGO_HOME")
+    std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    if let Some(home) = cargo_home {
-        flags.push_str(&format!(
-            "\x1f--remap-path-prefix={}=/cargo",
-            home.display()
-        ));
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .map(|home| format!("--remap-path-prefix={}=/cargo", home.display()))
+        .unwrap_or_default()
+}
+
+/// The folders and files of the workspace that building the harness needs.
+const WORKSPACE_PARTS: &[&str] = &["Cargo.toml", "Cargo.lock", "core", "baselines", "benches"];
+
+/// Mirrors the workspace's sources into a fixed folder and returns it. The harness is built and
+/// run from there: paths compiled into it (`CARGO_MANIFEST_DIR`, source locations) then have
+/// the same lengths whichever folder the checkout lives in, and so does the layout of the
+/// binary, on which a few instructions of `memcpy` and `malloc` depend. Files whose contents
+/// are unchanged are not rewritten (cargo's fingerprints go by modification time); files gone
+/// from the checkout are removed from the mirror.
+fn mirror_workspace() -> Result<PathBuf> {
+    let dst = results::icount_target_dir().join("workspace");
+    let src = root();
+    let mut wanted = std::collections::BTreeSet::new();
+    for part in WORKSPACE_PARTS {
+        collect_files(&src, Path::new(part), &mut wanted)?;
     }
-    flags
+    for rel in &wanted {
+        let (from, to) = (src.join(rel), dst.join(rel));
+        let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+        if std::fs::read(&to).ok().as_deref() != Some(&bytes[..]) {
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&to, &bytes).with_context(|| format!("writing {}", to.display()))?;
+        }
+    }
+    let mut present = std::collections::BTreeSet::new();
+    for part in WORKSPACE_PARTS {
+        collect_files(&dst, Path::new(part), &mut present)?;
+    }
+    for stale in present.difference(&wanted) {
+        std::fs::remove_file(dst.join(stale))?;
+    }
+    Ok(dst)
+}
+
+/// Adds the files under `base/rel` (relative to `base`) to `out`, leaving out build output and
+/// hidden entries.
+fn collect_files(
+    base: &Path,
+    rel: &Path,
+    out: &mut std::collections::BTreeSet<PathBuf>,
+) -> Result<()> {
+    let path = base.join(rel);
+    let Ok(meta) = std::fs::metadata(&path) else {
+        return Ok(());
+    };
+    if meta.is_file() {
+        out.insert(rel.to_path_buf());
+    } else if meta.is_dir() {
+        for entry in
+            std::fs::read_dir(&path).with_context(|| format!("listing {}", path.display()))?
+        {
+            let name = entry?.file_name();
+            let skip = name == "target" || name.to_string_lossy().starts_with('.');
+            if !skip {
+                collect_files(base, &rel.join(name), out)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
     preflight_icount()?;
     std::fs::create_dir_all(results::lab_dir().join("icount"))?;
     let data = fixed_data_link()?;
+    let workspace = mirror_workspace()?;
     for (n, exp) in exps.iter().enumerate() {
         let dir = results::gungraun_dir();
         if dir.exists() {
@@ -327,7 +385,7 @@ fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
             n + 1,
             exps.len()
         );
-        run(
+        run_in(
             Command::new("cargo")
                 .args([
                     "bench",
@@ -352,10 +410,10 @@ fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
                     .filter_map(|k| std::env::var_os(k).map(|v| (*k, v))),
                 )
                 .env("CARGO_TARGET_DIR", results::icount_target_dir())
-                // Nor may the binary's layout depend on the checkout's folder.
                 .env("CARGO_ENCODED_RUSTFLAGS", remap_flags())
                 .envs(data.iter().map(|d| ("WIRELAB_DATA", d)))
                 .env(wirelab_bench::ENV_EXPERIMENTS, exp.id),
+            &workspace,
             "instruction-count harness (gungraun)",
         )?;
         let got = results::read_gungraun(&cases);
