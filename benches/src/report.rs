@@ -189,7 +189,7 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
         "original",
     );
 
-    out.push_str("\n## Instructions (gungraun / callgrind)\n\nInstructions executed by one run (setup and the first run excluded), and the ratio baseline / variant. Deterministic for a given binary: `cargo lab check` re-measures them.\n\n");
+    out.push_str("\n## Instructions (gungraun / callgrind)\n\nInstructions executed by one run (setup and the first run excluded), and the ratio baseline / variant. Deterministic for a given binary (the lab builds and runs it from a mirror of the workspace in a fixed folder, in a fixed environment), except where noted: `cargo lab check` re-measures them.\n\n");
     table(
         exp,
         data,
@@ -204,6 +204,16 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
         },
         "",
     );
+    for v in exp.variants {
+        if let Some(why) = crate::catalog::unseeded(exp.id, v.name) {
+            let _ = writeln!(
+                out,
+                "\n{}: not deterministic: {why}. `cargo lab check` allows it {:.0} % of drift.",
+                v.name,
+                crate::catalog::UNSEEDED_TOLERANCE * 100.0
+            );
+        }
+    }
 
     let per = exp.alloc_per.max(1);
     let unit = if per == 1 {

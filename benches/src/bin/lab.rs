@@ -702,11 +702,12 @@ fn check(exps: &[&'static Experiment]) -> Result<()> {
             match (row.instructions, icounts.get(&key)) {
                 (Some(old), Some(&new)) => {
                     let drift = (new as f64 - old as f64).abs() / old.max(1) as f64;
-                    if (same_toolchain && new != old) || drift > 0.01 {
+                    let exact = same_toolchain && catalog::unseeded(&id.exp, &id.variant).is_none();
+                    if (exact && new != old) || drift > catalog::UNSEEDED_TOLERANCE {
                         problems.push(format!(
                             "{id}: instructions {old} recorded, {new} measured ({:+.2} %{})",
                             (new as f64 / old.max(1) as f64 - 1.0) * 100.0,
-                            if same_toolchain {
+                            if exact {
                                 ", same toolchain: must be equal"
                             } else {
                                 ""
