@@ -20,3 +20,9 @@ list:
 
 report:
     cargo lab report
+
+fuzz TARGET SECONDS="600":
+    cargo lab fuzz {{TARGET}} {{SECONDS}}
+
+fuzz-smoke:
+    cargo lab fuzz-smoke

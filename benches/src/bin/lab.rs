@@ -20,6 +20,9 @@ use wirelab_bench::catalog::{self, Check, Experiment};
 use wirelab_bench::report;
 use wirelab_bench::results::{self, ExperimentData, Receipt};
 
+#[path = "lab/fuzz.rs"]
+mod fuzz;
+
 /// The gungraun-runner version that matches the gungraun library in Cargo.lock.
 const GUNGRAUN_VERSION: &str = "0.20.0";
 
@@ -65,6 +68,28 @@ enum Cmd {
         /// Experiments (all when none given).
         exps: Vec<String>,
     },
+    /// Fuzz one target (or `all`, one after another) with cargo-fuzz, which is installed when
+    /// missing. Findings land in fuzz/artifacts/<target>/ and fail the command.
+    Fuzz {
+        /// A target of fuzz/Cargo.toml, or `all`.
+        target: String,
+        /// Seconds per target.
+        #[arg(default_value_t = 600)]
+        seconds: u64,
+        /// With AddressSanitizer (about 5x slower; uses RUSTC_BOOTSTRAP=1 on stable).
+        #[arg(long)]
+        asan: bool,
+    },
+    /// Every fuzz target for a short time; prints `fuzz: N passed, N failed` and exits non-zero
+    /// on any finding (CI runs it).
+    FuzzSmoke {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 15)]
+        seconds: u64,
+        /// With AddressSanitizer.
+        #[arg(long)]
+        asan: bool,
+    },
     /// Write a DHAT heap profile per variant of an experiment.
     Profile {
         /// The experiment.
@@ -88,11 +113,34 @@ fn main() {
         Cmd::Report => report_all(None),
         Cmd::Check { exps } => check(&resolve(&exps)),
         Cmd::Profile { exp, variant } => profile(resolve(&[exp])[0], variant.as_deref()),
+        Cmd::Fuzz {
+            target,
+            seconds,
+            asan,
+        } => fuzz_targets(&[target.as_str()], seconds, asan),
+        Cmd::FuzzSmoke { seconds, asan } => fuzz_targets(&["all"], seconds, asan),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
+}
+
+fn fuzz_targets(targets: &[&str], seconds: u64, asan: bool) -> Result<()> {
+    let root = root();
+    fuzz::ensure_cargo_fuzz(&root)?;
+    let targets: Vec<&str> = if targets == ["all"] {
+        fuzz::TARGETS.to_vec()
+    } else {
+        targets.to_vec()
+    };
+    fuzz::build(&root, asan)?;
+    let mut outcomes = Vec::new();
+    for (n, target) in targets.iter().enumerate() {
+        eprintln!("lab: fuzz target {} of {}", n + 1, targets.len());
+        outcomes.push(fuzz::run(&root, target, seconds, asan)?);
+    }
+    fuzz::summarize(&outcomes)
 }
 
 fn resolve(ids: &[String]) -> Vec<&'static Experiment> {

@@ -14,7 +14,7 @@ pub struct EncoderConfig {
     /// Flush after every push (a sync flush), so that each push's output can be decoded on
     /// its own, like an auto-flushing stream stage.
     pub flush_per_push: bool,
-    /// Largest output piece.
+    /// Largest output piece (values below 64 are raised to 64).
     pub max_chunk: usize,
 }
 

@@ -1,0 +1,7 @@
+//! Fuzz target `gzip_decode`: see `fuzz_checks::gzip_decode` for the property it checks.
+#![no_main]
+
+#[path = "../../baselines/tests/fuzz_checks/mod.rs"]
+mod fuzz_checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_checks::gzip_decode(data));

@@ -1,0 +1,7 @@
+//! Fuzz target `huffman_roundtrip`: see `fuzz_checks::huffman_roundtrip` for the property it checks.
+#![no_main]
+
+#[path = "../../baselines/tests/fuzz_checks/mod.rs"]
+mod fuzz_checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_checks::huffman_roundtrip(data));
