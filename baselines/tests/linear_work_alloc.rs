@@ -32,13 +32,15 @@ fn cost(s: &Bytes, naive: bool) -> (u64, u64) {
     if naive {
         let mut dec = NaiveDecoder::new(config);
         for i in 0..s.len() {
-            dec.push(s.slice(i..i + 1), &mut |b| out += b.len()).unwrap();
+            dec.push(s.slice(i..i + 1), &mut |b| out += b.len())
+                .unwrap();
         }
         dec.finish(&mut |b| out += b.len()).unwrap();
     } else {
         let mut dec = Decoder::new(config);
         for i in 0..s.len() {
-            dec.push(s.slice(i..i + 1), &mut |b| out += b.len()).unwrap();
+            dec.push(s.slice(i..i + 1), &mut |b| out += b.len())
+                .unwrap();
         }
         dec.finish(&mut |b| out += b.len()).unwrap();
     }
@@ -71,6 +73,10 @@ fn one_octet_pushes_cost_linear_allocations() {
     for i in 0..sizes.len() {
         // The naive twin allocates a copy of the remaining input and a new output buffer every
         // round: it must cost more, or the comparison above would not be telling.
-        dhat::assert!(naive[i].1 > ours[i].1 * 10, "naive decoder at {} octets", sizes[i]);
+        dhat::assert!(
+            naive[i].1 > ours[i].1 * 10,
+            "naive decoder at {} octets",
+            sizes[i]
+        );
     }
 }
