@@ -48,7 +48,7 @@ fn cost(s: &Bytes, naive: bool) -> (u64, u64) {
     assert!(out > 0);
     (
         after.total_bytes - before.total_bytes,
-        (after.total_blocks - before.total_blocks) as u64,
+        after.total_blocks - before.total_blocks,
     )
 }
 
