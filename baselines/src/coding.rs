@@ -28,6 +28,8 @@ enum Stage {
     Body,
     Trailer,
     MemberEnd,
+    /// After zero padding: only zeros may follow.
+    Padding,
     End,
     Discard,
     Failed,
@@ -153,7 +155,7 @@ impl NaiveDecoder {
     pub fn finish(&mut self, _emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
         match self.stage {
             Stage::Failed => Err(CodingError::Poisoned),
-            Stage::MemberEnd | Stage::End | Stage::Discard => Ok(()),
+            Stage::MemberEnd | Stage::Padding | Stage::End | Stage::Discard => Ok(()),
             _ => {
                 self.stage = Stage::Failed;
                 Err(CodingError::Truncated)
@@ -232,15 +234,16 @@ impl NaiveDecoder {
                 Stage::MemberEnd => match self.pending.first() {
                     None => return Ok(()),
                     Some(0x1f) => self.stage = Stage::Header,
-                    Some(0) => {
-                        if self.pending.iter().all(|&b| b == 0) {
-                            self.pending.clear();
-                            return Ok(());
-                        }
-                        return self.trailing();
-                    }
+                    Some(0) => self.stage = Stage::Padding,
                     Some(_) => return self.trailing(),
                 },
+                Stage::Padding => {
+                    if self.pending.iter().all(|&b| b == 0) {
+                        self.pending.clear();
+                        return Ok(());
+                    }
+                    return self.trailing();
+                }
                 Stage::End => {
                     if self.pending.is_empty() {
                         return Ok(());

@@ -126,9 +126,15 @@ pub fn hpack_roundtrip(data: &[u8]) {
             }
             dec.set_max_table_size(allowed);
             naive_dec.max_table_size = allowed;
-            // The naive encoder has no sensitive fields and no size updates: compare it while
-            // its table can be the same as ours.
-            let mut naive_live = table_size == 4096;
+            // The naive encoder has no sensitive fields and no size updates, and it takes each
+            // char's low 8 bits where ours substitutes `?` above U+00FF: compare it on Latin-1
+            // text while its table can be the same as ours.
+            let latin1 = input
+                .blocks
+                .iter()
+                .flatten()
+                .all(|(n, v, _)| n.chars().chain(v.chars()).all(|c| u32::from(c) <= 0xFF));
+            let mut naive_live = table_size == 4096 && latin1;
             for (i, list) in input.blocks.iter().enumerate() {
                 if let (1, Some(size)) = (i, input.resize_between) {
                     let size = usize::from(size);
