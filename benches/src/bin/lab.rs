@@ -80,8 +80,8 @@ enum Cmd {
         #[arg(long)]
         asan: bool,
     },
-    /// Every fuzz target for a short time; prints `fuzz: N passed, N failed` and exits non-zero
-    /// on any finding (CI runs it).
+    /// Every fuzz target for a short time, with a fixed mutation seed (reproducible); prints
+    /// `fuzz: N passed, N failed` and exits non-zero on any finding (CI runs it).
     FuzzSmoke {
         /// Seconds per target.
         #[arg(long, default_value_t = 15)]
@@ -117,8 +117,8 @@ fn main() {
             target,
             seconds,
             asan,
-        } => fuzz_targets(&[target.as_str()], seconds, asan),
-        Cmd::FuzzSmoke { seconds, asan } => fuzz_targets(&["all"], seconds, asan),
+        } => fuzz_targets(&[target.as_str()], seconds, asan, None),
+        Cmd::FuzzSmoke { seconds, asan } => fuzz_targets(&["all"], seconds, asan, Some(1)),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
@@ -126,7 +126,7 @@ fn main() {
     }
 }
 
-fn fuzz_targets(targets: &[&str], seconds: u64, asan: bool) -> Result<()> {
+fn fuzz_targets(targets: &[&str], seconds: u64, asan: bool, seed: Option<u64>) -> Result<()> {
     let root = root();
     fuzz::ensure_cargo_fuzz(&root)?;
     let targets: Vec<&str> = if targets == ["all"] {
@@ -138,7 +138,7 @@ fn fuzz_targets(targets: &[&str], seconds: u64, asan: bool) -> Result<()> {
     let mut outcomes = Vec::new();
     for (n, target) in targets.iter().enumerate() {
         eprintln!("lab: fuzz target {} of {}", n + 1, targets.len());
-        outcomes.push(fuzz::run(&root, target, seconds, asan)?);
+        outcomes.push(fuzz::run(&root, target, seconds, asan, seed)?);
     }
     fuzz::summarize(&outcomes)
 }

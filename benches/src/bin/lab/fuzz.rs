@@ -161,8 +161,15 @@ fn derive_hpack_inputs(stories: &Path, out: &Path) -> Result<()> {
 }
 
 /// Runs one target for `seconds`, logging to `target/wirelab/fuzz/<target>.log` and printing
-/// libFuzzer's latest status line every half minute.
-pub fn run(root: &Path, target: &str, seconds: u64, asan: bool) -> Result<Outcome> {
+/// libFuzzer's latest status line every half minute. With `seed`, libFuzzer's mutations follow
+/// a fixed sequence (the smoke run uses one, so that CI is reproducible).
+pub fn run(
+    root: &Path,
+    target: &str,
+    seconds: u64,
+    asan: bool,
+    seed: Option<u64>,
+) -> Result<Outcome> {
     if !TARGETS.contains(&target) {
         bail!(
             "unknown fuzz target `{target}`; the targets: {}",
@@ -190,6 +197,7 @@ pub fn run(root: &Path, target: &str, seconds: u64, asan: bool) -> Result<Outcom
         .arg(format!("-max_total_time={seconds}"))
         .arg(format!("-max_len={max_len}"))
         .args(["-timeout=20", "-rss_limit_mb=2048", "-print_final_stats=1"])
+        .args(seed.map(|s| format!("-seed={s}")))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
