@@ -193,7 +193,9 @@ impl NaiveDecoder {
                             return Ok(());
                         };
                         let zlib = is_zlib_header(a, b);
-                        if self.format == Format::Zlib {
+                        // In deflate mode a zlib header found by the probe gets the
+                        // same checks as in zlib mode (FDICT included).
+                        if self.format == Format::Zlib || zlib {
                             if a & 0x0f != 8 {
                                 return Err(CodingError::UnsupportedMethod(a & 0x0f));
                             }

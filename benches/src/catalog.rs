@@ -234,6 +234,10 @@ pub struct Experiment {
     /// When set, what a run's return value means; the report shows it per cell (for
     /// `hpack-encode`, the octets of header blocks produced).
     pub result: Option<&'static str>,
+    /// The workloads are one input at growing sizes, in order: the report adds a table of each
+    /// variant's instructions per input octet and its growth from one size to the next (linear
+    /// work doubles with a doubled input; quadratic work quadruples).
+    pub sweep: bool,
 }
 
 impl fmt::Debug for Experiment {

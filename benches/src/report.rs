@@ -215,6 +215,11 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
         }
     }
 
+    if exp.sweep {
+        out.push_str("\n## Growth (instructions)\n\nOne input at growing sizes: instructions per input octet, and in brackets the growth of the instruction count from the size before (about 2x per doubling is linear work, about 4x quadratic).\n\n");
+        growth_table(exp, data, &mut out);
+    }
+
     let per = exp.alloc_per.max(1);
     let unit = if per == 1 {
         "per operation".to_owned()
@@ -273,6 +278,42 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
     out.push_str("## Environment\n\n");
     receipt_lines(&data.receipt, &mut out);
     out
+}
+
+/// The sweep table: instructions per input octet for each variant and workload, and the growth
+/// from the workload before.
+fn growth_table(exp: &Experiment, data: &ExperimentData, out: &mut String) {
+    let _ = write!(out, "| workload | input bytes |");
+    for v in exp.variants {
+        let _ = write!(out, " {} ({}) |", v.name, v.role);
+    }
+    out.push_str("\n| --- | ---: |");
+    for _ in exp.variants {
+        out.push_str(" ---: |");
+    }
+    out.push('\n');
+    let mut previous: Option<&str> = None;
+    for w in &data.workloads {
+        let _ = write!(out, "| {} | {} |", w.name, fmt_count(w.bytes));
+        for v in exp.variants {
+            let ir = data.row(&w.name, v.name).and_then(|r| r.instructions);
+            let before = previous
+                .and_then(|p| data.row(p, v.name))
+                .and_then(|r| r.instructions);
+            let text = match (ir, before) {
+                (None, _) => "not measured".to_owned(),
+                (Some(ir), None) => format!("{:.1}", ir as f64 / w.bytes.max(1) as f64),
+                (Some(ir), Some(b)) => format!(
+                    "{:.1} ({:.2}x)",
+                    ir as f64 / w.bytes.max(1) as f64,
+                    ir as f64 / b.max(1) as f64
+                ),
+            };
+            let _ = write!(out, " {text} |");
+        }
+        out.push('\n');
+        previous = Some(&w.name);
+    }
 }
 
 fn trim_float(x: f64) -> String {

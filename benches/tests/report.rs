@@ -97,3 +97,48 @@ fn renders_tables_with_ratios_and_originals() {
     assert!(head.contains("naive → bulk-into"));
     assert!(head.contains("10.00x"));
 }
+
+#[test]
+fn sweep_experiments_get_a_growth_table() {
+    let exp = wirelab_bench::find("octet-push").unwrap();
+    assert!(exp.sweep);
+    let row = |workload: &str, variant: &str, ir: u64| Row {
+        workload: workload.into(),
+        variant: variant.into(),
+        role: exp.variant(variant).unwrap().role,
+        wall: None,
+        instructions: Some(ir),
+        result: None,
+        alloc: None,
+    };
+    let info = |name: &str, bytes: u64| WorkloadInfo {
+        name: name.into(),
+        about: "x".into(),
+        bytes,
+        ops: 1,
+    };
+    let data = ExperimentData {
+        experiment: "octet-push".into(),
+        receipt: Receipt::default(),
+        workloads: vec![info("fname-2k", 1000), info("fname-4k", 2000)],
+        rows: vec![
+            row("fname-2k", "naive", 10_000),
+            row("fname-4k", "naive", 40_000),
+            row("fname-2k", "optimized", 5_000),
+            row("fname-4k", "optimized", 10_000),
+        ],
+    };
+    let md = report::render_experiment(exp, &data);
+    assert!(md.contains("## Growth (instructions)"), "{md}");
+    // Per input octet, then the growth from the size before.
+    assert!(
+        md.contains("| fname-2k | 1,000 | 10.0 | 5.0 | not measured |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| fname-4k | 2,000 | 20.0 (4.00x) | 5.0 (2.00x) | not measured |"),
+        "{md}"
+    );
+    let latin1 = wirelab_bench::find("latin1").unwrap();
+    assert!(!latin1.sweep, "only size sweeps get the table");
+}

@@ -54,6 +54,7 @@ steady state at most 1 allocation per block when blocks are kept, 0 when they ar
     alloc_per: 1,
     headline: "per-byte-drop",
     result: None,
+    sweep: false,
 };
 
 /// A block: a list of pieces, each either one octet or a string.

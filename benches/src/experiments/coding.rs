@@ -127,6 +127,7 @@ strategies, not the kernel criterion times.",
     alloc_per: 1,
     headline: "sliced",
     result: None,
+    sweep: false,
 };
 
 fn crc_workloads() -> Vec<Workload> {
@@ -217,26 +218,52 @@ fn decode_runner(variant: &str, format: Format, input: Rc<Vec<Bytes>>) -> Option
         }),
         "flate2-oneshot" => {
             let flat: Vec<u8> = input.iter().flat_map(|b| b.iter().copied()).collect();
-            let mut out = Vec::new();
+            // The output buffer is sized and initialised once, outside the measured run (a
+            // `decompress_vec` with spare capacity zero-fills it on every call): one
+            // `decompress` call over contiguous input into initialised memory is the floor.
+            let mut probe = Vec::new();
+            match format {
+                Format::Zlib => flate2::read::ZlibDecoder::new(&flat[..]).read_to_end(&mut probe),
+                Format::Raw => flate2::read::DeflateDecoder::new(&flat[..]).read_to_end(&mut probe),
+                _ => return None,
+            }
+            .ok()?;
+            let mut out = vec![0u8; probe.len() + 1];
             Box::new(move |sink| {
                 let mut d = flate2::Decompress::new(format == Format::Zlib);
-                out.clear();
-                out.reserve(flat.len() * 8);
+                let st = d
+                    .decompress(&flat, &mut out, flate2::FlushDecompress::Finish)
+                    .expect("valid stream");
+                assert_eq!(st, flate2::Status::StreamEnd, "the buffer holds the output");
+                let n = d.total_out() as usize;
+                sink.emit(&out[..n]);
+                n as u64
+            })
+        }
+        "flate2-stream" => {
+            let flat: Vec<u8> = input.iter().flat_map(|b| b.iter().copied()).collect();
+            let mut out = vec![0u8; 64 << 10];
+            Box::new(move |sink| {
+                let mut d = flate2::Decompress::new(format == Format::Zlib);
+                let mut n = 0u64;
                 loop {
+                    let (in0, out0) = (d.total_in(), d.total_out());
                     let st = d
-                        .decompress_vec(
-                            &flat[d.total_in() as usize..],
+                        .decompress(
+                            &flat[in0 as usize..],
                             &mut out,
-                            flate2::FlushDecompress::Finish,
+                            flate2::FlushDecompress::None,
                         )
                         .expect("valid stream");
+                    let produced = (d.total_out() - out0) as usize;
+                    sink.emit(&out[..produced]);
+                    n += produced as u64;
                     if st == flate2::Status::StreamEnd {
                         break;
                     }
-                    out.reserve(out.capacity());
+                    assert!(produced > 0 || d.total_in() > in0, "no progress");
                 }
-                sink.emit(&out);
-                out.len() as u64
+                n
             })
         }
         "flate2-gz" | "flate2-multi" => {
@@ -299,9 +326,14 @@ pub static INFLATE_VARIANTS: &[VariantInfo] = &[
         about: "the inflater is handed borrowed slices of the buffered pieces (wirelab::coding::Decoder)",
     },
     VariantInfo {
+        name: "flate2-stream",
+        role: Role::Peer,
+        about: "flate2 Decompress::decompress over the contiguous input in a loop, into one reused, initialised 64 KiB buffer (a streaming inflater without pieces or output copies)",
+    },
+    VariantInfo {
         name: "flate2-oneshot",
         role: Role::Limit,
-        about: "one flate2 Decompress call over the whole compressed input, already contiguous",
+        about: "one flate2 Decompress::decompress call over the whole compressed input, already contiguous, into an initialised buffer of the output's size",
     },
 ];
 
@@ -333,10 +365,19 @@ pub static INFLATE: Experiment = Experiment {
     notes: "The original's simulation: 4 MiB of incompressible data, compressed (zlib), its \
 compressed form pushed in 64 KiB and in 8 KiB pieces; 8 MiB of compressible text pushed in 64 \
 KiB pieces. Each run builds a fresh decoder and decodes the whole stream. The allocation table \
-gives bytes allocated per run (the original counted bytes copied per MiB decoded).",
+gives bytes allocated per run (the original counted bytes copied per MiB decoded). \
+The flate2-oneshot limit is one `Decompress::decompress` call with `FlushDecompress::Finish` \
+into an initialised buffer of the output's size, sized outside the measured run (until 2026-11-30 \
+it used `decompress_vec`, which zero-fills spare capacity on every call). On a first call with \
+`Finish`, miniz_oxide inflates straight into the caller's buffer; a streaming decoder, which \
+gets output room in `max_chunk` slices, makes miniz_oxide inflate through its 32 KiB window \
+and copy out (miniz_oxide's `inflate::stream::inflate`), and its pieces are then copied into \
+their own `Bytes`. The flate2-stream peer measures that streaming mode alone, over contiguous \
+input and without output copies.",
     alloc_per: 1,
     headline: "incompressible-64k",
     result: None,
+    sweep: false,
 };
 
 fn inflate_workloads() -> Vec<Workload> {
@@ -413,6 +454,7 @@ feature of the wirelab crate.",
     alloc_per: 1,
     headline: "alice29",
     result: None,
+    sweep: false,
 };
 
 fn gzip_workloads() -> Vec<Workload> {
@@ -503,6 +545,7 @@ result.",
     alloc_per: 1,
     headline: "sliced",
     result: None,
+    sweep: false,
 };
 
 fn deflate_workloads() -> Vec<Workload> {
@@ -564,4 +607,79 @@ fn gunzip(data: &[u8]) -> Vec<u8> {
         Ok(_) => out,
         Err(e) => format!("error: {e}").into_bytes(),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// octet-push: linear work under one-octet pushes
+
+/// The octet-push ladder.
+pub static OCTET_PUSH_VARIANTS: &[VariantInfo] = &[
+    VariantInfo {
+        name: "naive",
+        role: Role::Baseline,
+        about: "header re-parsed from the start after every push, remaining input copied every round (wirelab_baselines::coding::NaiveDecoder)",
+    },
+    VariantInfo {
+        name: "optimized",
+        role: Role::Optimized,
+        about: "incremental header parser, borrowed input (wirelab::coding::Decoder)",
+    },
+    VariantInfo {
+        name: "flate2-multi",
+        role: Role::Peer,
+        about: "flate2::read::MultiGzDecoder over a reader that yields one octet per read",
+    },
+];
+
+/// The `octet-push` experiment: the size sweep of the fuzzing issue's resource bounds.
+pub static OCTET_PUSH: Experiment = Experiment {
+    id: "octet-push",
+    title: "One-octet pushes: work against input size",
+    origin: "hostile-input bounds (a peer that sends one octet per packet)",
+    docs: "core/src/coding/decoder.rs",
+    variants: OCTET_PUSH_VARIANTS,
+    workloads: octet_push_workloads,
+    originals: &[],
+    notes: "A gzip member whose header carries an FNAME of n octets and whose body is n octets \
+of text, pushed one octet at a time (each octet its own allocation), for n = 2, 4, 8 and 16 KiB. \
+Target: the optimized decoder's work grows linearly (about 2x per doubling in the growth \
+table) and its allocations per run stay the same at every size (also asserted exactly by \
+baselines/tests/linear_work_alloc.rs). The naive twin re-parses the header from its start \
+after every push, so its header work is quadratic in the FNAME length.",
+    alloc_per: 1,
+    headline: "fname-16k",
+    result: None,
+    sweep: true,
+};
+
+/// A gzip member with an FNAME of `n` octets and `n` octets of text.
+fn fname_member(n: usize) -> Vec<u8> {
+    use std::io::Write;
+    let name: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+    let mut enc = flate2::GzBuilder::new()
+        .filename(name)
+        .write(Vec::new(), flate2::Compression::default());
+    enc.write_all(&compressible(n, 0x0C7E7))
+        .expect("writing to a Vec");
+    enc.finish().expect("writing to a Vec")
+}
+
+fn octet_push_workloads() -> Vec<Workload> {
+    [2usize, 4, 8, 16]
+        .into_iter()
+        .map(|k| {
+            let gz = fname_member(k << 10);
+            let input = Rc::new(pieces(&gz, 1));
+            Workload::new(
+                format!("fname-{k}k"),
+                format!(
+                    "FNAME of {k} KiB and {k} KiB of text: {} gzipped octets, one push each",
+                    gz.len()
+                ),
+                gz.len() as u64,
+                1,
+                move |v| decode_runner(v, Format::Gzip, input.clone()),
+            )
+        })
+        .collect()
 }

@@ -191,6 +191,7 @@ beyond the handed-over block.",
     alloc_per: 1,
     headline: "browser-default",
     result: Some("octets of header blocks produced per run"),
+    sweep: false,
 };
 
 /// The intermediate step's Huffman coder: converts the string to octets once and codes the
@@ -501,6 +502,7 @@ Target: faster than every peer on the hpack-test-case stories.",
     alloc_per: 1,
     headline: "nghttp2",
     result: None,
+    sweep: false,
 };
 
 type Blocks = Rc<Vec<Vec<(Vec<u8>, Option<usize>)>>>;
@@ -726,6 +728,7 @@ string as text (each octet as a char U+0000..U+00FF), as the original coder did.
     alloc_per: 1,
     headline: "user-agent",
     result: None,
+    sweep: false,
 };
 
 fn huffman_encode_workloads() -> Vec<Workload> {
@@ -817,6 +820,7 @@ typical header text (`cargo test` asserts the lookup count of the browser reques
     alloc_per: 1,
     headline: "user-agent",
     result: None,
+    sweep: false,
 };
 
 fn huffman_decode_workloads() -> Vec<Workload> {

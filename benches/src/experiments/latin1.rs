@@ -69,6 +69,7 @@ U+00FF), which every workload here is.",
     alloc_per: 1,
     headline: "ascii-1024",
     result: None,
+    sweep: false,
 };
 
 fn text(name: &str) -> String {

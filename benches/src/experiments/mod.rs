@@ -22,6 +22,7 @@ pub static ALL: &[&Experiment] = &[
     &coding::INFLATE,
     &coding::DEFLATE,
     &coding::GZIP,
+    &coding::OCTET_PUSH,
 ];
 
 /// A small deterministic generator (SplitMix64) so that workloads are the same on every

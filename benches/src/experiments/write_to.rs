@@ -56,6 +56,7 @@ per 1,000 operations (frames, messages). Targets: direct makes 0 heap allocation
     alloc_per: 1000,
     headline: "tiny-frames",
     result: None,
+    sweep: false,
 };
 
 fn workloads() -> Vec<Workload> {
