@@ -238,6 +238,10 @@ pub struct Experiment {
     /// variant's instructions per input octet and its growth from one size to the next (linear
     /// work doubles with a doubled input; quadratic work quadruples).
     pub sweep: bool,
+    /// The cargo feature of `wirelab-bench` the experiment's harnesses are built with (`None`:
+    /// the default build). `gzip-zlib-rs` uses `zlib-rs`, flate2's other backend, which is
+    /// chosen at compile time; `cargo lab` passes the feature to the builds it starts.
+    pub feature: Option<&'static str>,
 }
 
 impl fmt::Debug for Experiment {

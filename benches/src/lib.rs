@@ -47,6 +47,27 @@ pub fn shared_data() -> Option<std::path::PathBuf> {
     None
 }
 
+/// The feature (among those experiments ask for, see [`Experiment::feature`]) this build of
+/// `wirelab-bench` was made with.
+pub const BUILD_FEATURE: Option<&str> = if cfg!(feature = "zlib-rs") {
+    Some("zlib-rs")
+} else {
+    None
+};
+
+/// Whether this build measures `exp`: it was built with exactly the experiment's feature (so
+/// that, say, `gzip` is never measured with the zlib-rs backend under its name).
+pub fn built_for(exp: &Experiment) -> bool {
+    exp.feature == BUILD_FEATURE
+}
+
+/// The cargo arguments that build the harnesses for `exp` (`--features wirelab-bench/…`).
+pub fn feature_args(exp: &Experiment) -> Vec<String> {
+    exp.feature
+        .map(|f| vec!["--features".to_owned(), format!("wirelab-bench/{f}")])
+        .unwrap_or_default()
+}
+
 /// Looks an experiment up by id.
 pub fn find(id: &str) -> Option<&'static Experiment> {
     experiments::ALL.iter().copied().find(|e| e.id == id)
@@ -75,11 +96,13 @@ pub fn resolve<S: AsRef<str>>(ids: &[S]) -> Result<Vec<&'static Experiment>, Str
         .collect()
 }
 
-/// The experiments selected by [`ENV_EXPERIMENTS`].
+/// The experiments selected by [`ENV_EXPERIMENTS`]; when none are named, every experiment this
+/// build measures (see [`built_for`]).
 ///
 /// # Panics
 ///
-/// On an unknown id: a harness cannot do anything useful with it.
+/// On an unknown id, or one this build does not measure: a harness cannot do anything useful
+/// with it.
 pub fn selected_from_env() -> Vec<&'static Experiment> {
     let ids: Vec<String> = std::env::var(ENV_EXPERIMENTS)
         .unwrap_or_default()
@@ -88,7 +111,36 @@ pub fn selected_from_env() -> Vec<&'static Experiment> {
         .filter(|s| !s.is_empty())
         .map(String::from)
         .collect();
-    resolve(&ids).unwrap_or_else(|e| panic!("{ENV_EXPERIMENTS}: {e}"))
+    if ids.is_empty() {
+        return experiments::ALL
+            .iter()
+            .copied()
+            .filter(|e| built_for(e))
+            .collect();
+    }
+    let exps = resolve(&ids).unwrap_or_else(|e| panic!("{ENV_EXPERIMENTS}: {e}"));
+    check_built_for(&exps).unwrap_or_else(|e| panic!("{e}"));
+    exps
+}
+
+/// Fails when this build cannot measure one of `exps` (see [`built_for`]).
+///
+/// # Errors
+///
+/// Names the experiment and the cargo arguments it needs.
+pub fn check_built_for(exps: &[&Experiment]) -> Result<(), String> {
+    match exps.iter().find(|e| !built_for(e)) {
+        None => Ok(()),
+        Some(e) => Err(format!(
+            "experiment {} is measured by a build {} (this build: {}); `cargo lab` builds it so",
+            e.id,
+            match e.feature {
+                Some(f) => format!("with `--features wirelab-bench/{f}`"),
+                None => "without extra features".to_owned(),
+            },
+            BUILD_FEATURE.map_or_else(|| "default features".to_owned(), |f| format!("feature {f}"))
+        )),
+    }
 }
 
 /// Whether [`ENV_QUICK`] asks for quick settings.

@@ -256,7 +256,7 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
     if let Some(label) = exp.result {
         let _ = write!(
             out,
-            "\n## Output\n\nThe {label}, and its ratio to the baseline's.\n\n"
+            "\n## Output\n\nThe {label}, its ratio to the baseline's, and the heap bytes allocated per MiB of it (steady state, from the allocation table).\n\n"
         );
         table(
             exp,
@@ -268,7 +268,18 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
                     .and_then(|b| b.result)
                     .map(|b| format!(" ({:.3}x)", v as f64 / b.max(1) as f64))
                     .unwrap_or_default();
-                Some(format!("{}{ratio}", fmt_count(v)))
+                let per_mib = r
+                    .alloc
+                    .filter(|a| a.runs > 0 && v > 0)
+                    .map(|a| {
+                        let per_run = a.bytes as f64 / a.runs as f64;
+                        format!(
+                            "; {} / MiB",
+                            fmt_bytes(per_run * f64::from(1u32 << 20) / v as f64)
+                        )
+                    })
+                    .unwrap_or_default();
+                Some(format!("{}{ratio}{per_mib}", fmt_count(v)))
             },
             "",
         );

@@ -125,7 +125,16 @@ fn sweep_experiments_get_a_growth_table() {
             row("fname-2k", "naive", 10_000),
             row("fname-4k", "naive", 40_000),
             row("fname-2k", "optimized", 5_000),
-            row("fname-4k", "optimized", 10_000),
+            Row {
+                result: Some(1 << 20),
+                alloc: Some(Alloc {
+                    runs: 2,
+                    blocks: 8,
+                    bytes: 4096,
+                    peak_bytes: 2048,
+                }),
+                ..row("fname-4k", "optimized", 10_000)
+            },
         ],
     };
     let md = report::render_experiment(exp, &data);
@@ -139,6 +148,8 @@ fn sweep_experiments_get_a_growth_table() {
         md.contains("| fname-4k | 2,000 | 20.0 (4.00x) | 5.0 (2.00x) | not measured |"),
         "{md}"
     );
+    // The output table: octets decoded, and heap bytes allocated per MiB of them.
+    assert!(md.contains("1,048,576; 2.0 KiB / MiB"), "{md}");
     let latin1 = wirelab_bench::find("latin1").unwrap();
     assert!(!latin1.sweep, "only size sweeps get the table");
 }

@@ -125,6 +125,10 @@ fn main() {
             std::process::exit(2);
         })
     };
+    if let Err(e) = wirelab_bench::check_built_for(&exps) {
+        eprintln!("alloc: {e}");
+        std::process::exit(2);
+    }
     if args.profile.is_some() && exps.len() != 1 {
         eprintln!("alloc: --profile takes exactly one experiment");
         std::process::exit(2);

@@ -187,6 +187,22 @@ fn verify(exps: &[&'static Experiment]) -> Result<usize> {
     let mut mismatches = 0;
     let mut checked = 0;
     for exp in exps {
+        if !wirelab_bench::built_for(exp) {
+            // Another feature set (gzip-zlib-rs): verify it with a lab built for it.
+            println!(
+                "{}: verified by a lab built with {}",
+                exp.id,
+                wirelab_bench::feature_args(exp).join(" ")
+            );
+            run(
+                Command::new("cargo")
+                    .args(["run", "--release", "--quiet", "--package", "wirelab-bench"])
+                    .args(wirelab_bench::feature_args(exp))
+                    .args(["--bin", "lab", "--", "verify", exp.id]),
+                "verification in the feature build",
+            )?;
+            continue;
+        }
         println!("{}", exp.id);
         let names: Vec<&str> = exp.variants.iter().map(|v| v.name).collect();
         let width = names.iter().map(|n| n.len()).max().unwrap_or(4).max(4);
@@ -307,13 +323,28 @@ fn run_wall(exps: &[&Experiment], quick: bool) -> Result<()> {
             std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
         }
     }
-    run(
-        Command::new("cargo")
-            .args(["bench", "--workspace", "--bench", "wall"])
-            .env(wirelab_bench::ENV_EXPERIMENTS, selection_env(exps))
-            .env(wirelab_bench::ENV_QUICK, if quick { "1" } else { "0" }),
-        "wall-time harness (criterion)",
-    )
+    // One build per feature set: the default one first, then each experiment that needs a
+    // feature (gzip-zlib-rs), so that no experiment is measured with another's backend.
+    let mut groups: Vec<(Option<&str>, Vec<&Experiment>)> = Vec::new();
+    for exp in exps {
+        match groups.iter_mut().find(|(f, _)| *f == exp.feature) {
+            Some((_, g)) => g.push(exp),
+            None => groups.push((exp.feature, vec![exp])),
+        }
+    }
+    groups.sort_by_key(|(f, _)| f.is_some());
+    for (_, group) in &groups {
+        run(
+            Command::new("cargo")
+                .args(["bench", "--workspace"])
+                .args(wirelab_bench::feature_args(group[0]))
+                .args(["--bench", "wall"])
+                .env(wirelab_bench::ENV_EXPERIMENTS, selection_env(group))
+                .env(wirelab_bench::ENV_QUICK, if quick { "1" } else { "0" }),
+            "wall-time harness (criterion)",
+        )?;
+    }
+    Ok(())
 }
 
 /// Runs the gungraun harness once per experiment, so that the process a case is measured in
@@ -435,14 +466,9 @@ fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
         );
         run_in(
             Command::new("cargo")
-                .args([
-                    "bench",
-                    "--workspace",
-                    "--bench",
-                    "icount",
-                    "--",
-                    "--save-summary=json",
-                ])
+                .args(["bench", "--workspace"])
+                .args(wirelab_bench::feature_args(exp))
+                .args(["--bench", "icount", "--", "--save-summary=json"])
                 // A fixed, minimal environment: the measured process's heap layout (and so
                 // malloc's instruction counts) depends on what it inherits.
                 .env_clear()
@@ -478,6 +504,16 @@ fn run_icount(exps: &[&'static Experiment]) -> Result<()> {
     Ok(())
 }
 
+/// `cargo run` of the allocation harness, built for `exp` (its feature, if any); the harness's
+/// own arguments follow.
+fn alloc_command(exp: &Experiment) -> Command {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["run", "--release", "--quiet", "--package", "wirelab-bench"])
+        .args(wirelab_bench::feature_args(exp))
+        .args(["--bin", "alloc", "--"]);
+    cmd
+}
+
 fn run_alloc(exps: &[&'static Experiment]) -> Result<()> {
     std::fs::create_dir_all(results::lab_dir().join("alloc"))?;
     for exp in exps {
@@ -486,20 +522,7 @@ fn run_alloc(exps: &[&'static Experiment]) -> Result<()> {
             std::fs::remove_file(&path)?;
         }
         eprintln!("lab: allocations of {}", exp.id);
-        run(
-            Command::new("cargo").args([
-                "run",
-                "--release",
-                "--quiet",
-                "--package",
-                "wirelab-bench",
-                "--bin",
-                "alloc",
-                "--",
-                exp.id,
-            ]),
-            "allocation harness (dhat)",
-        )?;
+        run(alloc_command(exp).arg(exp.id), "allocation harness (dhat)")?;
     }
     Ok(())
 }
@@ -818,21 +841,7 @@ fn profile(exp: &'static Experiment, variant: Option<&str>) -> Result<()> {
         std::fs::create_dir_all(&dir)?;
         eprintln!("lab: profiling {}/{v}", exp.id);
         run(
-            Command::new("cargo").args([
-                "run",
-                "--release",
-                "--quiet",
-                "--package",
-                "wirelab-bench",
-                "--bin",
-                "alloc",
-                "--",
-                "--variant",
-                v,
-                "--profile",
-                &dir.to_string_lossy(),
-                exp.id,
-            ]),
+            alloc_command(exp).args(["--variant", v, "--profile", &dir.to_string_lossy(), exp.id]),
             "allocation profile (dhat)",
         )?;
         written.push(dir.join("dhat-heap.json"));

@@ -55,6 +55,7 @@ steady state at most 1 allocation per block when blocks are kept, 0 when they ar
     headline: "per-byte-drop",
     result: None,
     sweep: false,
+    feature: None,
 };
 
 /// A block: a list of pieces, each either one octet or a string.

@@ -128,6 +128,7 @@ strategies, not the kernel criterion times.",
     headline: "sliced",
     result: None,
     sweep: false,
+    feature: None,
 };
 
 fn crc_workloads() -> Vec<Workload> {
@@ -376,8 +377,9 @@ their own `Bytes`. The flate2-stream peer measures that streaming mode alone, ov
 input and without output copies.",
     alloc_per: 1,
     headline: "incompressible-64k",
-    result: None,
+    result: Some("octets decoded per run"),
     sweep: false,
+    feature: None,
 };
 
 fn inflate_workloads() -> Vec<Workload> {
@@ -447,15 +449,50 @@ pub static GZIP: Experiment = Experiment {
     variants: GZIP_VARIANTS,
     workloads: gzip_workloads,
     originals: &[],
-    notes: "Each corpus file of ../shared/data/corpus, gzip-compressed at level 6, pushed in 8 KiB \
-pieces. Every run decodes the whole member with a fresh decoder. The flate2 backend is the one \
-this build selects (miniz_oxide by default); the zlib-rs backend is behind the `zlib-rs` \
-feature of the wirelab crate.",
+    notes: "Each corpus file of ../shared/data/corpus, gzip-compressed at level 6 (by miniz_oxide \
+directly, so that both backends decode the same octets), pushed in 8 KiB \
+pieces. Every run decodes the whole member with a fresh decoder. Every variant here inflates \
+with flate2's default backend, miniz_oxide; the same experiment with the zlib-rs backend (the \
+`zlib-rs` feature of the wirelab crate) is `gzip-zlib-rs`. Target: optimized at least as fast \
+as flate2-multi with the same backend.",
     alloc_per: 1,
     headline: "alice29",
-    result: None,
+    result: Some("octets decoded per run"),
     sweep: false,
+    feature: None,
 };
+
+/// The `gzip` experiment again, built with flate2's zlib-rs backend.
+pub static GZIP_ZLIB_RS: Experiment = Experiment {
+    id: "gzip-zlib-rs",
+    title: "End-to-end gzip decoding of the corpus, zlib-rs backend",
+    origin: "end to end over the coding stages",
+    docs: "core/src/coding/mod.rs",
+    variants: GZIP_VARIANTS,
+    workloads: gzip_workloads,
+    originals: &[],
+    notes: "The `gzip` experiment (same workloads, same variants), with every variant inflating \
+through flate2's zlib-rs backend: the lab builds its harnesses with `--features \
+wirelab-bench/zlib-rs`, which turns on the `zlib-rs` feature of the wirelab crate (flate2 picks \
+its backend at compile time, for the whole build). Compare with the miniz_oxide page, `gzip`. \
+Target: optimized at least as fast as flate2-multi with the same backend.",
+    alloc_per: 1,
+    headline: "alice29",
+    result: Some("octets decoded per run"),
+    sweep: false,
+    feature: Some("zlib-rs"),
+};
+
+/// A gzip member of `raw` deflated by miniz_oxide directly at level 6: the same octets in every
+/// build, whichever backend flate2 was built with (`gzip` and `gzip-zlib-rs` decode the same
+/// input).
+fn gzip_fixed(raw: &[u8]) -> Vec<u8> {
+    let mut gz = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    gz.extend_from_slice(&miniz_oxide::deflate::compress_to_vec(raw, 6));
+    gz.extend_from_slice(&crc32fast::hash(raw).to_le_bytes());
+    gz.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+    gz
+}
 
 fn gzip_workloads() -> Vec<Workload> {
     let Some(dir) = crate::shared_data() else {
@@ -475,7 +512,7 @@ fn gzip_workloads() -> Vec<Workload> {
         .into_iter()
         .map(|path| {
             let raw = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let gz = compress(Format::Gzip, &raw);
+            let gz = gzip_fixed(&raw);
             let stem = path
                 .file_name()
                 .expect("file")
@@ -546,6 +583,7 @@ result.",
     headline: "sliced",
     result: None,
     sweep: false,
+    feature: None,
 };
 
 fn deflate_workloads() -> Vec<Workload> {
@@ -648,8 +686,9 @@ baselines/tests/linear_work_alloc.rs). The naive twin re-parses the header from 
 after every push, so its header work is quadratic in the FNAME length.",
     alloc_per: 1,
     headline: "fname-16k",
-    result: None,
+    result: Some("octets decoded per run"),
     sweep: true,
+    feature: None,
 };
 
 /// A gzip member with an FNAME of `n` octets and `n` octets of text.

@@ -192,6 +192,7 @@ beyond the handed-over block.",
     headline: "browser-default",
     result: Some("octets of header blocks produced per run"),
     sweep: false,
+    feature: None,
 };
 
 /// The intermediate step's Huffman coder: converts the string to octets once and codes the
@@ -503,6 +504,7 @@ Target: faster than every peer on the hpack-test-case stories.",
     headline: "nghttp2",
     result: None,
     sweep: false,
+    feature: None,
 };
 
 type Blocks = Rc<Vec<Vec<(Vec<u8>, Option<usize>)>>>;
@@ -729,6 +731,7 @@ string as text (each octet as a char U+0000..U+00FF), as the original coder did.
     headline: "user-agent",
     result: None,
     sweep: false,
+    feature: None,
 };
 
 fn huffman_encode_workloads() -> Vec<Workload> {
@@ -821,6 +824,7 @@ typical header text (`cargo test` asserts the lookup count of the browser reques
     headline: "user-agent",
     result: None,
     sweep: false,
+    feature: None,
 };
 
 fn huffman_decode_workloads() -> Vec<Workload> {

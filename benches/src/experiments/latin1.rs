@@ -70,6 +70,7 @@ U+00FF), which every workload here is.",
     headline: "ascii-1024",
     result: None,
     sweep: false,
+    feature: None,
 };
 
 fn text(name: &str) -> String {

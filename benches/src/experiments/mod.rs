@@ -22,6 +22,7 @@ pub static ALL: &[&Experiment] = &[
     &coding::INFLATE,
     &coding::DEFLATE,
     &coding::GZIP,
+    &coding::GZIP_ZLIB_RS,
     &coding::OCTET_PUSH,
 ];
 

@@ -57,6 +57,7 @@ per 1,000 operations (frames, messages). Targets: direct makes 0 heap allocation
     headline: "tiny-frames",
     result: None,
     sweep: false,
+    feature: None,
 };
 
 fn workloads() -> Vec<Workload> {
