@@ -35,6 +35,49 @@ enum Stage {
     Failed,
 }
 
+/// The push API the optimized decoder and its naive twin share, so that tests and benchmarks
+/// drive both through one piece of code.
+pub trait PushDecoder {
+    /// Feeds one piece (see `wirelab::coding::Decoder::push`).
+    ///
+    /// # Errors
+    ///
+    /// As the decoder's own `push`.
+    fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError>;
+    /// Ends the input (see `wirelab::coding::Decoder::finish`).
+    ///
+    /// # Errors
+    ///
+    /// As the decoder's own `finish`.
+    fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError>;
+    /// Bytes copied between buffers so far (see `wirelab::coding::Decoder::bytes_copied`).
+    fn bytes_copied(&self) -> u64;
+}
+
+impl PushDecoder for wirelab::coding::Decoder {
+    fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
+        wirelab::coding::Decoder::push(self, piece, emit)
+    }
+    fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
+        wirelab::coding::Decoder::finish(self, emit)
+    }
+    fn bytes_copied(&self) -> u64 {
+        wirelab::coding::Decoder::bytes_copied(self)
+    }
+}
+
+impl PushDecoder for NaiveDecoder {
+    fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
+        NaiveDecoder::push(self, piece, emit)
+    }
+    fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
+        NaiveDecoder::finish(self, emit)
+    }
+    fn bytes_copied(&self) -> u64 {
+        NaiveDecoder::bytes_copied(self)
+    }
+}
+
 /// Deliberately naive streaming decoder (same push API and errors as `wirelab::coding::Decoder`).
 pub struct NaiveDecoder {
     config: DecoderConfig,
@@ -48,6 +91,8 @@ pub struct NaiveDecoder {
     total_out: u64,
     /// Whether a zlib / deflate stream's first bytes were checked.
     probed: bool,
+    /// Bytes copied or moved between buffers (see [`NaiveDecoder::bytes_copied`]).
+    copied: u64,
 }
 
 impl std::fmt::Debug for NaiveDecoder {
@@ -127,6 +172,23 @@ impl NaiveDecoder {
             member_len: 0,
             total_out: 0,
             probed: false,
+            copied: 0,
+        }
+    }
+
+    /// Bytes copied or moved from one place to another so far, counted as
+    /// `wirelab::coding::Decoder::bytes_copied` counts: every piece appended to `pending`, the
+    /// copy of `pending` before every inflate round, and the bytes moved to the front when
+    /// consumed input is drained. Copies inside the inflater are not counted.
+    pub fn bytes_copied(&self) -> u64 {
+        self.copied
+    }
+
+    /// Drops the first `n` pending bytes, counting the move of the rest to the front.
+    fn consume(&mut self, n: usize) {
+        self.pending.drain(..n);
+        if n > 0 {
+            self.copied += self.pending.len() as u64;
         }
     }
 
@@ -140,6 +202,7 @@ impl NaiveDecoder {
             return Err(CodingError::Poisoned);
         }
         self.pending.extend_from_slice(&piece);
+        self.copied += piece.len() as u64;
         let r = self.run(emit);
         if r.is_err() {
             self.stage = Stage::Failed;
@@ -180,7 +243,7 @@ impl NaiveDecoder {
                     let Some(len) = parse_header(&self.pending)? else {
                         return Ok(());
                     };
-                    self.pending.drain(..len);
+                    self.consume(len);
                     self.crc = crc32fast::Hasher::new();
                     self.member_len = 0;
                     self.inflate.reset(false);
@@ -220,7 +283,7 @@ impl NaiveDecoder {
                     }
                     let expected = u32::from_le_bytes(self.pending[..4].try_into().expect("4"));
                     let size = u32::from_le_bytes(self.pending[4..8].try_into().expect("4"));
-                    self.pending.drain(..8);
+                    self.consume(8);
                     let actual = std::mem::take(&mut self.crc).finalize();
                     if expected != actual {
                         return Err(CodingError::CrcMismatch { expected, actual });
@@ -266,6 +329,7 @@ impl NaiveDecoder {
     fn inflate_round(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<bool, CodingError> {
         loop {
             let remaining: Vec<u8> = self.pending.clone();
+            self.copied += remaining.len() as u64;
             let mut out = vec![0u8; self.config.max_chunk.max(1)];
             let (in0, out0) = (self.inflate.total_in(), self.inflate.total_out());
             let status = self
@@ -274,7 +338,7 @@ impl NaiveDecoder {
                 .map_err(|e| CodingError::Corrupt(e.to_string()))?;
             let consumed = (self.inflate.total_in() - in0) as usize;
             let produced = (self.inflate.total_out() - out0) as usize;
-            self.pending.drain(..consumed);
+            self.consume(consumed);
             if produced > 0 {
                 out.truncate(produced);
                 if self.format == Format::Gzip {

@@ -80,18 +80,23 @@ pub fn unseeded(experiment: &str, variant: &str) -> Option<&'static str> {
 #[derive(Debug, Default)]
 pub struct Sink {
     collected: Option<Vec<u8>>,
+    copied: Option<u64>,
 }
 
 impl Sink {
     /// A sink that drops everything: used while measuring.
     pub fn discard() -> Self {
-        Self { collected: None }
+        Self {
+            collected: None,
+            copied: None,
+        }
     }
 
     /// A sink that keeps everything: used while verifying.
     pub fn collect() -> Self {
         Self {
             collected: Some(Vec::new()),
+            copied: None,
         }
     }
 
@@ -107,6 +112,18 @@ impl Sink {
     #[inline(always)]
     pub fn is_collecting(&self) -> bool {
         self.collected.is_some()
+    }
+
+    /// Records how many bytes the variant copied between buffers in this run, as the code under
+    /// test counted them (the decoders' `bytes_copied`); reports show it per MiB of output.
+    #[inline(always)]
+    pub fn note_copied(&mut self, bytes: u64) {
+        self.copied = Some(bytes);
+    }
+
+    /// What [`Sink::note_copied`] recorded, if the variant counts its copies.
+    pub fn copied(&self) -> Option<u64> {
+        self.copied
     }
 
     /// The collected bytes (empty for a discarding sink).

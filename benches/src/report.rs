@@ -256,8 +256,14 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
     if let Some(label) = exp.result {
         let _ = write!(
             out,
-            "\n## Output\n\nThe {label}, its ratio to the baseline's, and the heap bytes allocated per MiB of it (steady state, from the allocation table).\n\n"
+            "\n## Output\n\nThe {label}, its ratio to the baseline's, the heap bytes allocated per MiB of it (steady state, from the allocation table){}.\n\n",
+            if data.rows.iter().any(|r| r.copied.is_some()) {
+                ", and the bytes copied from one buffer into another per MiB of it, as the decoder counts them (its `bytes_copied`; the inflater's own window copies are not counted, and a dash means the variant does not count its copies)"
+            } else {
+                ""
+            }
         );
+        let counts_copies = data.rows.iter().any(|r| r.copied.is_some());
         table(
             exp,
             data,
@@ -279,7 +285,15 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
                         )
                     })
                     .unwrap_or_default();
-                Some(format!("{}{ratio}{per_mib}", fmt_count(v)))
+                let copied = match r.copied {
+                    Some(c) if v > 0 => format!(
+                        "; copied {} / MiB",
+                        fmt_bytes(c as f64 * f64::from(1u32 << 20) / v as f64)
+                    ),
+                    _ if counts_copies => "; copied —".to_owned(),
+                    _ => String::new(),
+                };
+                Some(format!("{}{ratio}{per_mib}{copied}", fmt_count(v)))
             },
             "",
         );

@@ -48,6 +48,10 @@ pub struct Row {
     /// A run's return value, for experiments that report it (see `Experiment::result`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<u64>,
+    /// Bytes the variant copied between buffers in one run, where it counts them (see
+    /// `Sink::note_copied`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copied: Option<u64>,
 }
 
 /// Description of a workload as recorded.
@@ -266,6 +270,14 @@ pub fn gather(exp: &Experiment, receipt: &Receipt) -> ExperimentData {
                 workload: w.name.clone(),
                 variant: v.name.to_owned(),
             };
+            let (result, copied) = match exp.result.and_then(|_| w.runner(v.name)) {
+                Some(mut r) => {
+                    let mut sink = crate::catalog::Sink::discard();
+                    let n = r(&mut sink);
+                    (Some(n), sink.copied())
+                }
+                None => (None, None),
+            };
             rows.push(Row {
                 workload: w.name.clone(),
                 variant: v.name.to_owned(),
@@ -273,10 +285,8 @@ pub fn gather(exp: &Experiment, receipt: &Receipt) -> ExperimentData {
                 wall: read_wall(&id),
                 instructions: icounts.get(&id.to_string()).copied(),
                 alloc: allocs.get(&id.to_string()).copied(),
-                result: exp.result.and_then(|_| {
-                    let mut r = w.runner(v.name)?;
-                    Some(r(&mut crate::catalog::Sink::discard()))
-                }),
+                result,
+                copied,
             });
         }
     }

@@ -50,6 +50,7 @@ fn renders_tables_with_ratios_and_originals() {
         }),
         instructions: Some(ir),
         result: None,
+        copied: None,
         alloc: Some(Alloc {
             runs: 4,
             blocks,
@@ -109,6 +110,7 @@ fn sweep_experiments_get_a_growth_table() {
         wall: None,
         instructions: Some(ir),
         result: None,
+        copied: None,
         alloc: None,
     };
     let info = |name: &str, bytes: u64| WorkloadInfo {
@@ -127,6 +129,7 @@ fn sweep_experiments_get_a_growth_table() {
             row("fname-2k", "optimized", 5_000),
             Row {
                 result: Some(1 << 20),
+                copied: Some(512),
                 alloc: Some(Alloc {
                     runs: 2,
                     blocks: 8,
@@ -148,8 +151,15 @@ fn sweep_experiments_get_a_growth_table() {
         md.contains("| fname-4k | 2,000 | 20.0 (4.00x) | 5.0 (2.00x) | not measured |"),
         "{md}"
     );
-    // The output table: octets decoded, and heap bytes allocated per MiB of them.
-    assert!(md.contains("1,048,576; 2.0 KiB / MiB"), "{md}");
+    // The output table: octets decoded, heap bytes allocated and bytes copied per MiB of them.
+    assert!(
+        md.contains("1,048,576; 2.0 KiB / MiB; copied 512 B / MiB"),
+        "{md}"
+    );
+    assert!(
+        md.contains("bytes copied from one buffer into another per MiB"),
+        "{md}"
+    );
     let latin1 = wirelab_bench::find("latin1").unwrap();
     assert!(!latin1.sweep, "only size sweeps get the table");
 }

@@ -209,6 +209,48 @@ fn no_output_piece_larger_than_max_chunk() {
 }
 
 #[test]
+fn output_pieces_stay_intact_whether_kept_or_dropped() {
+    // The decoder reuses its output allocation, without zeroing it again, once the consumer
+    // has dropped the pieces it handed out, and allocates afresh while pieces are held. Pieces
+    // kept (all, some, or none) must never change afterwards, and the output must be the same.
+    let data = [random(300_000, 5), text(200_000), random(70_000, 6)].concat();
+    for f in FORMATS {
+        let enc = encode(f, &data);
+        for keep_every in [0usize, 1, 2, 3, 7] {
+            for (push, max_chunk) in [(65536, 65536), (8192, 65536), (3000, 4096), (100_000, 1000)]
+            {
+                let mut dec = Decoder::new(DecoderConfig {
+                    max_chunk,
+                    ..DecoderConfig::new(f)
+                });
+                let mut out = Vec::new();
+                let mut kept: Vec<(usize, Bytes)> = Vec::new();
+                let mut n = 0usize;
+                let mut emit = |b: Bytes| {
+                    if keep_every > 0 && n % keep_every == 0 {
+                        kept.push((out.len(), b.clone()));
+                    }
+                    n += 1;
+                    out.extend_from_slice(&b);
+                };
+                for p in enc.chunks(push) {
+                    dec.push(Bytes::copy_from_slice(p), &mut emit).unwrap();
+                }
+                dec.finish(&mut emit).unwrap();
+                assert_eq!(out, data, "{f:?} keep every {keep_every}, pushes of {push}");
+                for (at, piece) in &kept {
+                    assert_eq!(
+                        &piece[..],
+                        &data[*at..at + piece.len()],
+                        "a kept piece changed"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn flush_per_push_preserves_piece_boundaries() {
     let pushes: [&[u8]; 4] = [b"first push, ", b"second push; ", b"and a third", b"!"];
     for f in FORMATS {

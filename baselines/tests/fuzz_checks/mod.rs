@@ -16,6 +16,7 @@ use wirelab::coding::{
     Format, Rope, Trailing,
 };
 use wirelab::hpack::{Decoder, Encoder, Header, HuffmanMode, Indexing, huffman};
+use wirelab_baselines::coding::PushDecoder;
 use wirelab_baselines::hpack::{NaiveDecoder, NaiveEncoder};
 
 /// A check: panics when its property fails for the input.
@@ -267,31 +268,7 @@ const FUZZ_OUTPUT_LIMIT: u64 = 1 << 20;
 
 type Outcome = Result<Vec<u8>, CodingError>;
 
-/// The push API the two stream decoders share (they have no trait in common).
-trait PushDecoder {
-    fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError>;
-    fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError>;
-}
-
-impl PushDecoder for StreamDecoder {
-    fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
-        StreamDecoder::push(self, piece, emit)
-    }
-    fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
-        StreamDecoder::finish(self, emit)
-    }
-}
-
-impl PushDecoder for wirelab_baselines::coding::NaiveDecoder {
-    fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
-        wirelab_baselines::coding::NaiveDecoder::push(self, piece, emit)
-    }
-    fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
-        wirelab_baselines::coding::NaiveDecoder::finish(self, emit)
-    }
-}
-
-/// Pushes `pieces` into `dec` and finishes it. With `max_chunk`, every output piece must be
+/// Pushes `pieces` into `dec` and finishes it (through the push API both stream decoders share). With `max_chunk`, every output piece must be
 /// non-empty and at most that long (a promise of the optimized decoder only).
 fn decode_with(mut dec: impl PushDecoder, max_chunk: Option<usize>, pieces: &[Bytes]) -> Outcome {
     let mut out = Vec::new();
