@@ -20,6 +20,7 @@ pub static ALL: &[&Experiment] = &[
     &hpack::HUFFMAN_DECODE,
     &coding::CRC,
     &coding::INFLATE,
+    &coding::INFLATE_ZLIB_RS,
     &coding::DEFLATE,
     &coding::GZIP,
     &coding::GZIP_ZLIB_RS,
