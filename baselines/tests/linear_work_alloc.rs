@@ -57,7 +57,13 @@ fn one_octet_pushes_cost_linear_allocations() {
     let _profiler = dhat::Profiler::builder().testing().build();
     let sizes = [2048usize, 4096, 8192];
     let streams: Vec<Bytes> = sizes.iter().map(|&n| stream(n)).collect();
-    let ours: Vec<(u64, u64)> = streams.iter().map(|s| cost(s, false)).collect();
+    // dhat counts the allocations of every thread, and libtest's main thread allocates now and
+    // then (a CI run once saw one extra block of 96 B inside a measurement); other threads can
+    // only add, so the least of three runs is the decoder's own, deterministic count.
+    let ours: Vec<(u64, u64)> = streams
+        .iter()
+        .map(|s| (0..3).map(|_| cost(s, false)).min().expect("three runs"))
+        .collect();
     let naive: Vec<(u64, u64)> = streams.iter().map(|s| cost(s, true)).collect();
     for (i, n) in sizes.iter().enumerate() {
         eprintln!(
