@@ -332,7 +332,6 @@ pub static INFLATE_VARIANTS: &[VariantInfo] = &[
     },
 ];
 
-/// The `inflate` experiment.
 /// The original's inflate figures (JVM, zlib), for both backends' pages.
 const INFLATE_ORIGINALS: &[Original] = &[
     Original {
