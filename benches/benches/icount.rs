@@ -1,24 +1,42 @@
-//! Instruction-count harness (gungraun, callgrind). One benchmark per applicable cell of the
-//! experiments named by `WIRELAB_EXPERIMENTS`, numbered in catalog order
-//! (`wirelab_bench::cases`); the lab runs it once per experiment. The setup (workload construction, the check against the baseline,
-//! and one warm-up run) is not counted; the benchmark is exactly one run of the variant.
+//! Instruction-count harness (gungraun, callgrind). One benchmark per case of the manifest the
+//! lab writes (`WIRELAB_MANIFEST`: a JSON list of case ids, in the order gungraun numbers its
+//! benchmarks); the lab joins gungraun's summaries to case ids through that same manifest. The
+//! setup (the walk to the case, the check against the baseline, which is also the warm-up run)
+//! is not counted; the benchmark is exactly one run of the variant.
 //!
-//! Results land in `target/gungraun/wirelab-bench/icount/lab/case.catalog_<n>/summary.json`.
+//! Results land in `<target>/gungraun/wirelab-bench/icount/lab/case.catalog_<n>/summary.json`.
 #![allow(missing_docs)]
 
 use gungraun::{
     Callgrind, LibraryBenchmarkConfig, library_benchmark, library_benchmark_group, main,
 };
 use std::hint::black_box;
-use wirelab_bench::catalog::{CaseId, Runner, Sink};
+use wirelab_bench::catalog::{self, Runner, Sink};
+use wirelab_bench::selection::Selection;
 
-fn cases() -> Vec<CaseId> {
-    wirelab_bench::cases(&wirelab_bench::selected_from_env())
+/// Environment variable naming the manifest file.
+const ENV_MANIFEST: &str = "WIRELAB_MANIFEST";
+
+fn cases() -> Vec<String> {
+    let path = std::env::var_os(ENV_MANIFEST).unwrap_or_else(|| {
+        wirelab_bench::fail(format!("{ENV_MANIFEST} is not set; `cargo lab bench` sets it"))
+    });
+    wirelab_bench::records::read_json(std::path::Path::new(&path))
+        .unwrap_or_else(|e| wirelab_bench::fail(e))
 }
 
-fn setup(id: CaseId) -> (Runner, Sink) {
-    let runner = wirelab_bench::checked_case(&id).unwrap_or_else(|e| panic!("{e}"));
-    (runner, Sink::discard())
+fn setup(id: String) -> (Runner, Sink) {
+    let sel = Selection::parse(&[&id]).unwrap_or_else(|e| wirelab_bench::fail(e));
+    let mut group = catalog::walk(&sel)
+        .next()
+        .unwrap_or_else(|| wirelab_bench::fail(format!("{id}: not in the catalog")))
+        .unwrap_or_else(|e| wirelab_bench::fail(e));
+    let mut case = group
+        .cases
+        .pop()
+        .unwrap_or_else(|| wirelab_bench::fail(format!("{id}: does not apply")));
+    case.verified().unwrap_or_else(|e| wirelab_bench::fail(e));
+    (case.runner, Sink::discard())
 }
 
 #[library_benchmark]
@@ -34,7 +52,7 @@ library_benchmark_group!(name = lab; benchmarks = case);
 
 main!(
     config = LibraryBenchmarkConfig::default()
-        .pass_through_envs([wirelab_bench::ENV_EXPERIMENTS, "WIRELAB_DATA"])
+        .pass_through_envs([ENV_MANIFEST, "WIRELAB_DATA"])
         // Only `Ir` is used; without the cache simulation valgrind runs about twice as fast.
         .tool(Callgrind::with_args(["--cache-sim=no"]));
     library_benchmark_groups = lab

@@ -1,66 +1,123 @@
-//! Wall-time harness (criterion). Runs every variant of every workload of the experiments named
-//! by `WIRELAB_EXPERIMENTS` (all by default), after checking each variant's output against the
-//! baseline's. `WIRELAB_QUICK=1` selects short warm-up and measurement times.
-//!
-//! Results land in `target/criterion/<experiment>/<variant>/<workload>/new/estimates.json`.
+//! Wall-time harness (criterion). Walks the selection named by `WIRELAB_SELECTION` (everything
+//! this build measures by default), verifies each case against the baseline, times it, and
+//! writes what criterion measured (estimates and raw samples) per case id to
+//! `target/wirelab/wall/<exp>.json`. `WIRELAB_QUICK=1` selects short warm-up and measurement
+//! times.
 #![allow(missing_docs)]
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Duration;
-use wirelab_bench::catalog::{self, Sink};
+use wirelab_bench::catalog::{self, CaseId, Group, Sink};
+use wirelab_bench::records::{Metric, Samples, Wall, read_json, write_json};
+use wirelab_bench::{fail, paths};
 
 fn main() {
     let quick = wirelab_bench::quick_from_env();
+    let sel = wirelab_bench::selection_from_env().unwrap_or_else(|e| fail(e));
     let mut c = Criterion::default();
     if quick {
         c = c
             .warm_up_time(Duration::from_millis(300))
-            .measurement_time(Duration::from_millis(700))
-            .sample_size(20);
+            .measurement_time(Duration::from_millis(700));
     }
     let mut c = c.without_plots().configure_from_args();
-    let exps = wirelab_bench::selected_from_env();
-    let mut failed = Vec::new();
-    for exp in &exps {
-        let mut group = c.benchmark_group(exp.id);
-        for w in (exp.workloads)() {
-            let expected = catalog::expected_output(exp, &w);
-            group.throughput(Throughput::Bytes(w.bytes));
-            // Runs that take milliseconds (whole-pattern workloads) get fewer samples.
-            let mut probe = w
-                .runner(exp.baseline().name)
-                .expect("the baseline applies to every workload");
-            let t = std::time::Instant::now();
-            probe(&mut Sink::discard());
-            let slow = t.elapsed() > Duration::from_millis(2);
-            group.sample_size(if slow {
-                10
-            } else if quick {
-                20
-            } else {
-                100
-            });
-            for v in exp.variants {
-                match catalog::checked_runner(exp, &w, v, &expected) {
-                    Ok(Some(mut checked)) => {
-                        let mut sink = Sink::discard();
-                        group.bench_function(BenchmarkId::new(v.name, &w.name), |b| {
-                            b.iter(|| black_box((checked.runner)(&mut sink)))
-                        });
-                    }
-                    Ok(None) => {}
-                    Err(e) => failed.push(e),
-                }
-            }
-        }
-        group.finish();
+    for group in catalog::walk(&sel) {
+        let group = group.unwrap_or_else(|e| fail(e));
+        let exp = group.exp.id();
+        let measured = measure(&mut c, group, quick);
+        write_records(&exp, &measured);
     }
     c.final_summary();
-    if !failed.is_empty() {
-        for f in &failed {
-            eprintln!("error: {f}");
-        }
-        std::process::exit(1);
+}
+
+/// Samples per case: runs that take milliseconds (whole-pattern workloads) get fewer.
+fn sample_size(baseline: Duration, quick: bool) -> usize {
+    if baseline > Duration::from_millis(2) {
+        10
+    } else if quick {
+        20
+    } else {
+        100
     }
+}
+
+/// Verifies and times every case of one experiment page; returns their ids.
+fn measure(c: &mut Criterion, group: Group, quick: bool) -> Vec<CaseId> {
+    let mut bench = c.benchmark_group(group.exp.id());
+    let mut measured = Vec::new();
+    for mut case in group.cases {
+        case.verified().unwrap_or_else(|e| fail(e));
+        bench.throughput(Throughput::Bytes(case.workload.bytes));
+        bench.sample_size(sample_size(case.baseline_time, quick));
+        let (mut runner, mut sink) = (case.runner, Sink::discard());
+        let id = BenchmarkId::new(&case.id.variant, &case.id.workload);
+        bench.bench_function(id, |b| b.iter(|| black_box(runner(&mut sink))));
+        measured.push(case.id);
+    }
+    bench.finish();
+    measured
+}
+
+/// criterion's folder of a case's latest measurement.
+fn criterion_dir(id: &CaseId) -> std::path::PathBuf {
+    paths::target_dir()
+        .join("criterion")
+        .join(&id.exp)
+        .join(&id.variant)
+        .join(&id.workload)
+        .join("new")
+}
+
+#[derive(serde::Deserialize)]
+struct Estimates {
+    median: Estimate,
+}
+
+#[derive(serde::Deserialize)]
+struct Estimate {
+    point_estimate: f64,
+    confidence_interval: Interval,
+}
+
+#[derive(serde::Deserialize)]
+struct Interval {
+    lower_bound: f64,
+    upper_bound: f64,
+}
+
+#[derive(serde::Deserialize)]
+struct Sample {
+    iters: Vec<f64>,
+    times: Vec<f64>,
+}
+
+fn read_wall(id: &CaseId) -> Result<Wall, String> {
+    let dir = criterion_dir(id);
+    let est: Estimates = read_json(&dir.join("estimates.json"))?;
+    let sample: Sample = read_json(&dir.join("sample.json"))?;
+    Ok(Wall {
+        median_ns: est.median.point_estimate,
+        lower_ns: est.median.confidence_interval.lower_bound,
+        upper_ns: est.median.confidence_interval.upper_bound,
+        samples: Samples {
+            iters: sample.iters,
+            times_ns: sample.times,
+        },
+    })
+}
+
+/// Writes the cases' wall records. In criterion's test mode (`--test`) nothing was measured
+/// and nothing is written.
+fn write_records(exp: &str, measured: &[CaseId]) {
+    if std::env::args().any(|a| a == "--test" || a == "--list") {
+        return;
+    }
+    let mut records = BTreeMap::new();
+    for id in measured {
+        let wall = read_wall(id).unwrap_or_else(|e| fail(format!("{id}: {e}")));
+        records.insert(id.to_string(), wall);
+    }
+    write_json(&Metric::Wall.file(exp), &records).unwrap_or_else(|e| fail(e));
 }

@@ -1,14 +1,24 @@
-//! The experiment catalog: one definition of every workload and variant, read by all three
-//! harnesses (wall time, instruction counts, allocations), by `cargo lab verify` and by the
-//! reports.
+//! The typed experiment catalog: one definition of every workload and variant, and the one walk
+//! ([`walk`]) that every harness, `cargo lab verify`, `list`, `check` and `profile` iterate.
 //!
-//! An [`Experiment`] is a ladder of [`VariantInfo`]s (baseline, steps, optimized, peers, limit)
-//! measured on a list of [`Workload`]s. A workload builds its inputs once and, for each variant
-//! that applies to it, a [`Runner`]: a closure that performs the measured operation once. The
-//! runner emits the bytes it produced into a [`Sink`]; in a measurement the sink discards them,
-//! in a verification it collects them, so the code that is timed is the code that was checked.
+//! An experiment is a [`Ladder`] over an input type `I`: variants (baseline, steps, optimized,
+//! peers, limit), each with its own constructor `fn(&I) -> Option<Runner>`, and a loader that
+//! builds the workloads (each a named `I`) deterministically. A [`Runner`] performs the measured
+//! operation once and emits the bytes it produced into a [`Sink`]; in a measurement the sink
+//! discards them, in a verification it collects them, so the code that is timed is the code
+//! that was checked.
+//!
+//! An experiment whose codecs inflate through flate2 can be measured with each of flate2's
+//! backends ([`Backend`]); each backend is a page of its own (`gzip`, `gzip-zlib-rs`), measured
+//! in a build with that backend.
 
+use crate::data::LoadError;
+use crate::selection::Selection;
 use std::fmt;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+pub use crate::sink::{Check, Sink, compare};
 
 /// The rung of the ladder a variant stands on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -38,111 +48,76 @@ impl fmt::Display for Role {
     }
 }
 
-/// One variant of an experiment.
-#[derive(Clone, Copy, Debug)]
-pub struct VariantInfo {
-    /// Short name, `[a-z0-9-]`, used in file names and table headers.
+/// Performs a variant's operation once on its workload. Returns a value for the harness to pass
+/// through `black_box` (a length, a count); experiments with a [`Meta::result`] report it.
+pub type Runner = Box<dyn FnMut(&mut Sink) -> u64>;
+
+/// Maps an output to a canonical form, for peers that may choose another valid encoding (for
+/// HPACK, the decoded header lists). The naive and optimized variants must still match byte
+/// for byte.
+pub type Canonicalize = fn(&[u8]) -> Vec<u8>;
+
+/// One variant of an experiment whose workloads carry inputs of type `I`.
+pub struct Variant<I: 'static> {
+    /// Short name, `[a-z0-9-]`, used in case ids, file names and table headers.
     pub name: &'static str,
     /// Its rung.
     pub role: Role,
     /// One line: what it is.
     pub about: &'static str,
+    /// Builds the runner on a workload's input; `None` where the variant cannot do this
+    /// workload (reported as "n/a").
+    pub build: fn(&I) -> Option<Runner>,
 }
 
-/// Cells whose instruction counts vary from run to run of the same binary, with the reason:
-/// `(experiment id, variant name, why)`. `cargo lab check` allows them
-/// [`UNSEEDED_TOLERANCE`] instead of exact equality, and the reports say so.
-pub const UNSEEDED: &[(&str, &str, &str)] = &[
-    (
-        "hpack-decode",
-        "loona-hpack",
-        "loona-hpack's Huffman decoder looks codes up in a `HashMap` with a random seed (`RandomState`), so its probe sequences change from run to run",
-    ),
-    (
-        "huffman-decode",
-        "loona-hpack",
-        "loona-hpack's Huffman decoder looks codes up in a `HashMap` with a random seed (`RandomState`), so its probe sequences change from run to run",
-    ),
-];
-
-/// The relative drift `cargo lab check` allows for the cells in [`UNSEEDED`].
-pub const UNSEEDED_TOLERANCE: f64 = 0.01;
-
-/// Why a cell's instruction count varies between runs, if it does (see [`UNSEEDED`]).
-pub fn unseeded(experiment: &str, variant: &str) -> Option<&'static str> {
-    UNSEEDED
-        .iter()
-        .find(|(e, v, _)| *e == experiment && *v == variant)
-        .map(|(_, _, why)| *why)
+impl<I> Variant<I> {
+    /// The variant's description, without its constructor.
+    pub fn info(&self) -> VariantInfo {
+        VariantInfo {
+            name: self.name.to_owned(),
+            role: self.role,
+            about: self.about.to_owned(),
+        }
+    }
 }
 
-/// Where the bytes a runner produces go.
-#[derive(Debug, Default)]
-pub struct Sink {
-    collected: Option<Vec<u8>>,
-    copied: Option<u64>,
+/// What is recorded of a variant.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct VariantInfo {
+    /// Name.
+    pub name: String,
+    /// Rung.
+    pub role: Role,
+    /// What it is.
+    pub about: String,
 }
 
-impl Sink {
-    /// A sink that drops everything: used while measuring.
-    pub fn discard() -> Self {
+/// One workload: a named input, built once.
+pub struct Workload<I> {
+    /// What is recorded of it.
+    pub info: WorkloadInfo,
+    /// The input the variants' constructors take.
+    pub input: I,
+}
+
+impl<I> Workload<I> {
+    /// Defines a workload.
+    pub fn new(name: impl Into<String>, about: impl Into<String>, bytes: u64, ops: u64, input: I) -> Self {
         Self {
-            collected: None,
-            copied: None,
+            info: WorkloadInfo {
+                name: name.into(),
+                about: about.into(),
+                bytes,
+                ops,
+            },
+            input,
         }
-    }
-
-    /// A sink that keeps everything: used while verifying.
-    pub fn collect() -> Self {
-        Self {
-            collected: Some(Vec::new()),
-            copied: None,
-        }
-    }
-
-    /// Records output bytes (a no-op while measuring).
-    #[inline(always)]
-    pub fn emit(&mut self, bytes: &[u8]) {
-        if let Some(v) = &mut self.collected {
-            v.extend_from_slice(bytes);
-        }
-    }
-
-    /// Whether this sink keeps what it is given.
-    #[inline(always)]
-    pub fn is_collecting(&self) -> bool {
-        self.collected.is_some()
-    }
-
-    /// Records how many bytes the variant copied between buffers in this run, as the code under
-    /// test counted them (the decoders' `bytes_copied`); reports show it per MiB of output.
-    #[inline(always)]
-    pub fn note_copied(&mut self, bytes: u64) {
-        self.copied = Some(bytes);
-    }
-
-    /// What [`Sink::note_copied`] recorded, if the variant counts its copies.
-    pub fn copied(&self) -> Option<u64> {
-        self.copied
-    }
-
-    /// The collected bytes (empty for a discarding sink).
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.collected.unwrap_or_default()
     }
 }
 
-/// Performs a variant's operation once on its workload. Returns a value for the harness to pass
-/// through `black_box` (a length, a count).
-pub type Runner = Box<dyn FnMut(&mut Sink) -> u64>;
-
-type Factory = Box<dyn Fn(&str) -> Option<Runner>>;
-
-/// Maps an output to a canonical form (see [`Workload::with_equivalence`]).
-pub type Canonicalize = fn(&[u8]) -> Vec<u8>;
-
-/// One workload of an experiment: inputs built once, and a runner per applicable variant.
-pub struct Workload {
+/// What is recorded of a workload.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct WorkloadInfo {
     /// Short name, `[a-z0-9-]`.
     pub name: String,
     /// One line: what the workload is.
@@ -151,68 +126,6 @@ pub struct Workload {
     pub bytes: u64,
     /// Operations (frames, blocks, calls) in one run: allocation reports are per operation.
     pub ops: u64,
-    factory: Factory,
-    /// For peers that may choose another valid encoding: maps an output to a canonical form
-    /// (for HPACK, the decoded header lists). The naive and optimized variants must still
-    /// match byte for byte.
-    pub equivalence: Option<Canonicalize>,
-}
-
-impl fmt::Debug for Workload {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Workload")
-            .field("name", &self.name)
-            .field("bytes", &self.bytes)
-            .field("ops", &self.ops)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Workload {
-    /// Defines a workload. `factory` returns `None` for a variant that cannot do this workload
-    /// (reported as "n/a").
-    pub fn new(
-        name: impl Into<String>,
-        about: impl Into<String>,
-        bytes: u64,
-        ops: u64,
-        factory: impl Fn(&str) -> Option<Runner> + 'static,
-    ) -> Self {
-        Self {
-            name: name.into(),
-            about: about.into(),
-            bytes,
-            ops,
-            factory: Box::new(factory),
-            equivalence: None,
-        }
-    }
-
-    /// Lets peers pass verification with a different but equivalent output.
-    pub fn with_equivalence(mut self, f: Canonicalize) -> Self {
-        self.equivalence = Some(f);
-        self
-    }
-
-    /// Checks a variant's output against the baseline's: byte for byte, or, for a peer of a
-    /// workload with an equivalence, in canonical form.
-    pub fn check(&self, role: Role, got: &[u8], expected: &[u8]) -> Check {
-        match compare(got, expected) {
-            Check::Mismatch { .. } if role == Role::Peer && self.equivalence.is_some() => {
-                let canon = self.equivalence.expect("checked above");
-                match compare(&canon(got), &canon(expected)) {
-                    Check::Pass => Check::Equivalent,
-                    other => other,
-                }
-            }
-            other => other,
-        }
-    }
-
-    /// Builds the runner of `variant`, or `None` where the variant does not apply.
-    pub fn runner(&self, variant: &str) -> Option<Runner> {
-        (self.factory)(variant)
-    }
 }
 
 /// A figure the original change published, shown beside ours.
@@ -226,8 +139,50 @@ pub struct Original {
     pub ratio: Option<f64>,
 }
 
-/// One experiment: a ladder of variants on a set of workloads.
-pub struct Experiment {
+/// flate2's backend, chosen at compile time for a whole build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// miniz_oxide, flate2's default.
+    MinizOxide,
+    /// zlib-rs (the `zlib-rs` feature of `wirelab-bench`).
+    ZlibRs,
+}
+
+impl Backend {
+    /// The backend this build of the lab was made with.
+    pub const BUILT: Backend = if cfg!(feature = "zlib-rs") {
+        Backend::ZlibRs
+    } else {
+        Backend::MinizOxide
+    };
+
+    /// The `wirelab-bench` feature that selects it (`None`: the default build).
+    pub fn feature(self) -> Option<&'static str> {
+        match self {
+            Backend::MinizOxide => None,
+            Backend::ZlibRs => Some("zlib-rs"),
+        }
+    }
+
+    /// The cargo arguments of a build with this backend.
+    pub fn cargo_args(self) -> Vec<String> {
+        self.feature()
+            .map(|f| vec!["--features".to_owned(), format!("wirelab-bench/{f}")])
+            .unwrap_or_default()
+    }
+
+    /// What the backend adds to an experiment id (`""` for the default).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Backend::MinizOxide => "",
+            Backend::ZlibRs => "-zlib-rs",
+        }
+    }
+}
+
+/// Everything about an experiment except its typed variants and workloads.
+#[derive(Debug)]
+pub struct Meta {
     /// Identifier, `[a-z0-9-]`: the report file name and the criterion group.
     pub id: &'static str,
     /// Title for the report.
@@ -236,10 +191,6 @@ pub struct Experiment {
     pub origin: &'static str,
     /// Where the Motivation / Change / Result note lives.
     pub docs: &'static str,
-    /// The ladder, baseline first.
-    pub variants: &'static [VariantInfo],
-    /// Builds the workloads (deterministically).
-    pub workloads: fn() -> Vec<Workload>,
     /// The original's published figures.
     pub originals: &'static [Original],
     /// Free text for the report: targets, caveats.
@@ -252,147 +203,223 @@ pub struct Experiment {
     /// `hpack-encode`, the octets of header blocks produced).
     pub result: Option<&'static str>,
     /// The workloads are one input at growing sizes, in order: the report adds a table of each
-    /// variant's instructions per input octet and its growth from one size to the next (linear
-    /// work doubles with a doubled input; quadratic work quadruples).
+    /// variant's instructions per input octet and its growth from one size to the next.
     pub sweep: bool,
-    /// The cargo feature of `wirelab-bench` the experiment's harnesses are built with (`None`:
-    /// the default build). `gzip-zlib-rs` uses `zlib-rs`, flate2's other backend, which is
-    /// chosen at compile time; `cargo lab` passes the feature to the builds it starts.
-    pub feature: Option<&'static str>,
+    /// The flate2 backends it is measured with, one page each (most experiments: the default).
+    pub backends: &'static [Backend],
+    /// What the page of a non-default backend says before [`Meta::notes`].
+    pub backend_notes: &'static [(Backend, &'static str)],
+    /// Lets peers pass verification with a different but equivalent output.
+    pub equivalence: Option<Canonicalize>,
+    /// Cells whose instruction counts vary from run to run of the same binary: `(variant,
+    /// why)`. `cargo lab check` allows them [`UNSEEDED_TOLERANCE`] and the reports say so.
+    pub unseeded: &'static [(&'static str, &'static str)],
+}
+
+/// The defaults of the optional [`Meta`] fields, for `..Meta::DEFAULT`.
+impl Meta {
+    /// An empty description; every experiment sets at least id, title, origin, docs, notes and
+    /// headline.
+    pub const DEFAULT: Meta = Meta {
+        id: "",
+        title: "",
+        origin: "",
+        docs: "",
+        originals: &[],
+        notes: "",
+        alloc_per: 1,
+        headline: "",
+        result: None,
+        sweep: false,
+        backends: &[Backend::MinizOxide],
+        backend_notes: &[],
+        equivalence: None,
+        unseeded: &[],
+    };
+}
+
+/// The relative drift `cargo lab check` allows for the cells in [`Meta::unseeded`].
+pub const UNSEEDED_TOLERANCE: f64 = 0.01;
+
+/// An experiment's typed definition: the ladder over its input type and its workloads.
+pub struct Ladder<I: 'static> {
+    /// Everything else.
+    pub meta: Meta,
+    /// The ladder, baseline first.
+    pub variants: &'static [Variant<I>],
+    /// Builds the workloads (deterministically); fails on a missing or malformed data file.
+    pub workloads: fn() -> Result<Vec<Workload<I>>, LoadError>,
+}
+
+/// A [`Ladder`] with its input type erased, so that [`ALL`](crate::experiments::ALL) can list
+/// experiments of different input types.
+pub trait Definition: Sync {
+    /// The description.
+    fn meta(&self) -> &Meta;
+    /// The variants, baseline first.
+    fn variants(&self) -> Vec<VariantInfo>;
+    /// Loads the workloads and builds the cases `pick` selects (by workload and variant name).
+    ///
+    /// # Errors
+    ///
+    /// When a data file is missing or malformed.
+    fn load(&self, pick: &dyn Fn(&str, &str) -> bool) -> Result<Loaded, LoadError>;
+}
+
+/// What [`Definition::load`] built: every workload, and the selected cases.
+pub struct Loaded {
+    /// Every workload of the experiment, selected or not.
+    pub workloads: Vec<WorkloadInfo>,
+    /// The selected applicable cases, in catalog order (workload, then variant).
+    pub cases: Vec<LoadedCase>,
+}
+
+/// One case as a definition builds it, before it is named for an experiment page.
+pub struct LoadedCase {
+    /// Its workload.
+    pub workload: Rc<WorkloadInfo>,
+    /// Its variant.
+    pub variant: VariantInfo,
+    /// Its runner.
+    pub runner: Runner,
+    /// The baseline's output on this workload.
+    pub expected: Rc<[u8]>,
+    /// How long the baseline's run that produced `expected` took.
+    pub baseline_time: Duration,
+}
+
+impl<I: 'static> Definition for Ladder<I> {
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+
+    fn variants(&self) -> Vec<VariantInfo> {
+        self.variants.iter().map(Variant::info).collect()
+    }
+
+    fn load(&self, pick: &dyn Fn(&str, &str) -> bool) -> Result<Loaded, LoadError> {
+        let workloads = (self.workloads)()?;
+        let mut cases = Vec::new();
+        for w in &workloads {
+            let chosen: Vec<&Variant<I>> =
+                self.variants.iter().filter(|v| pick(&w.info.name, v.name)).collect();
+            if chosen.is_empty() {
+                continue;
+            }
+            let (expected, baseline_time) = self.baseline_output(w);
+            let info = Rc::new(w.info.clone());
+            for v in chosen {
+                if let Some(runner) = (v.build)(&w.input) {
+                    cases.push(LoadedCase {
+                        workload: info.clone(),
+                        variant: v.info(),
+                        runner,
+                        expected: expected.clone(),
+                        baseline_time,
+                    });
+                }
+            }
+        }
+        Ok(Loaded {
+            workloads: workloads.into_iter().map(|w| w.info).collect(),
+            cases,
+        })
+    }
+}
+
+impl<I: 'static> Ladder<I> {
+    /// The baseline's output on `w` and how long producing it took.
+    ///
+    /// # Panics
+    ///
+    /// When the baseline does not apply to the workload (a catalog bug, caught by the tests).
+    fn baseline_output(&self, w: &Workload<I>) -> (Rc<[u8]>, Duration) {
+        let base = &self.variants[0];
+        let mut runner = (base.build)(&w.input).unwrap_or_else(|| {
+            panic!(
+                "catalog bug: the baseline of {} must run on {}",
+                self.meta.id, w.info.name
+            )
+        });
+        let mut sink = Sink::collect();
+        let started = Instant::now();
+        runner(&mut sink);
+        let took = started.elapsed();
+        (sink.into_bytes().into(), took)
+    }
+}
+
+/// One page of the catalog: an experiment measured with one flate2 backend.
+#[derive(Clone, Copy)]
+pub struct Experiment {
+    /// The definition.
+    pub def: &'static dyn Definition,
+    /// The backend its builds use.
+    pub backend: Backend,
 }
 
 impl fmt::Debug for Experiment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Experiment")
-            .field("id", &self.id)
-            .finish_non_exhaustive()
+        f.write_str(&self.id())
     }
 }
 
 impl Experiment {
-    /// The variant a ratio is relative to: the first of the ladder.
-    pub fn baseline(&self) -> &'static VariantInfo {
-        &self.variants[0]
+    /// The page's id: the definition's id and the backend's suffix (`gzip-zlib-rs`).
+    pub fn id(&self) -> String {
+        format!("{}{}", self.def.meta().id, self.backend.suffix())
     }
 
-    /// Looks a variant up by name.
-    pub fn variant(&self, name: &str) -> Option<&'static VariantInfo> {
-        self.variants.iter().find(|v| v.name == name)
+    /// The description.
+    pub fn meta(&self) -> &'static Meta {
+        self.def.meta()
     }
-}
 
-/// The outcome of checking one variant on one workload.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Check {
-    /// Same bytes as the baseline.
-    Pass,
-    /// A peer's different but equivalent output (see [`Workload::with_equivalence`]).
-    Equivalent,
-    /// The variant does not apply to this workload.
-    NotApplicable,
-    /// Different bytes: the first differing offset and both lengths.
-    Mismatch {
-        /// First offset where the outputs differ.
-        offset: usize,
-        /// Length of the variant's output.
-        len: usize,
-        /// Length of the baseline's output.
-        expected_len: usize,
-    },
-}
-
-impl fmt::Display for Check {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Check::Pass => f.write_str("ok"),
-            Check::Equivalent => f.write_str("ok (equivalent)"),
-            Check::NotApplicable => f.write_str("n/a"),
-            Check::Mismatch {
-                offset,
-                len,
-                expected_len,
-            } => write!(
-                f,
-                "MISMATCH at byte {offset} ({len} bytes, baseline {expected_len})"
-            ),
+    /// The page's title (the backend named where it is not the default).
+    pub fn title(&self) -> String {
+        match self.backend {
+            Backend::MinizOxide => self.meta().title.to_owned(),
+            Backend::ZlibRs => format!("{}, zlib-rs backend", self.meta().title),
         }
     }
-}
 
-/// Runs `runner` once with a collecting sink and returns what it emitted.
-pub fn output_of(runner: &mut Runner) -> Vec<u8> {
-    let mut sink = Sink::collect();
-    runner(&mut sink);
-    sink.into_bytes()
-}
-
-/// Compares `got` with `expected`.
-pub fn compare(got: &[u8], expected: &[u8]) -> Check {
-    if got == expected {
-        return Check::Pass;
+    /// The page's notes: the backend's own, then the experiment's.
+    pub fn notes(&self) -> String {
+        let meta = self.meta();
+        match meta.backend_notes.iter().find(|(b, _)| *b == self.backend) {
+            Some((_, extra)) => format!("{extra}\n\n{}", meta.notes),
+            None => meta.notes.to_owned(),
+        }
     }
-    let offset = got
+
+    /// Whether this build of the lab measures it (its backend is the one built in).
+    pub fn built_here(&self) -> bool {
+        self.backend == Backend::BUILT
+    }
+}
+
+/// Every page of the catalog, in report order.
+pub fn experiments() -> Vec<Experiment> {
+    crate::experiments::ALL
         .iter()
-        .zip(expected)
-        .position(|(a, b)| a != b)
-        .unwrap_or(got.len().min(expected.len()));
-    Check::Mismatch {
-        offset,
-        len: got.len(),
-        expected_len: expected.len(),
-    }
+        .flat_map(|def| {
+            def.meta()
+                .backends
+                .iter()
+                .map(|&backend| Experiment { def: *def, backend })
+        })
+        .collect()
 }
 
-/// The expected output of a workload: what the baseline produces.
-///
-/// # Panics
-///
-/// If the baseline does not apply to the workload (a catalog bug).
-pub fn expected_output(exp: &Experiment, w: &Workload) -> Vec<u8> {
-    let mut base = w.runner(exp.baseline().name).unwrap_or_else(|| {
-        panic!(
-            "catalog bug: the baseline of {} must run on {}",
-            exp.id, w.name
-        )
-    });
-    output_of(&mut base)
-}
-
-/// A runner that was checked against the baseline, ready to be measured. The check ran it
-/// once, so a measured run is never the first (steady state).
-pub struct Checked {
-    /// The variant.
-    pub variant: &'static VariantInfo,
-    /// Its runner.
-    pub runner: Runner,
-}
-
-/// Builds the runner of `variant` on `w` and checks its output against `expected`.
-///
-/// Returns `Ok(None)` where the variant does not apply, and an error (refusing to measure) when
-/// the output differs.
-pub fn checked_runner(
-    exp: &Experiment,
-    w: &Workload,
-    variant: &'static VariantInfo,
-    expected: &[u8],
-) -> Result<Option<Checked>, String> {
-    let Some(mut runner) = w.runner(variant.name) else {
-        return Ok(None);
-    };
-    match w.check(variant.role, &output_of(&mut runner), expected) {
-        Check::Pass | Check::Equivalent => Ok(Some(Checked { variant, runner })),
-        other => Err(format!(
-            "{}/{}/{}: {other}; refusing to measure a variant whose output differs",
-            exp.id, w.name, variant.name
-        )),
-    }
+/// Looks a page up by id.
+pub fn experiment(id: &str) -> Option<Experiment> {
+    experiments().into_iter().find(|e| e.id() == id)
 }
 
 /// One measurable cell of the catalog.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CaseId {
-    /// Experiment id.
+    /// Experiment (page) id.
     pub exp: String,
     /// Workload name.
     pub workload: String,
@@ -404,4 +431,185 @@ impl fmt::Display for CaseId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}/{}", self.exp, self.workload, self.variant)
     }
+}
+
+impl std::str::FromStr for CaseId {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut parts = s.split('/');
+        match (parts.next(), parts.next(), parts.next(), parts.next()) {
+            (Some(e), Some(w), Some(v), None) if !e.is_empty() && !w.is_empty() && !v.is_empty() => {
+                Ok(CaseId {
+                    exp: e.to_owned(),
+                    workload: w.to_owned(),
+                    variant: v.to_owned(),
+                })
+            }
+            _ => Err(format!("`{s}` is not a case id (EXP/WORKLOAD/VARIANT)")),
+        }
+    }
+}
+
+/// A case ready to verify and measure: its id, its runner and the output it must produce.
+pub struct Case {
+    /// Its id.
+    pub id: CaseId,
+    /// The variant's rung.
+    pub role: Role,
+    /// Its workload.
+    pub workload: Rc<WorkloadInfo>,
+    /// Its runner.
+    pub runner: Runner,
+    /// The baseline's output on this workload.
+    pub expected: Rc<[u8]>,
+    /// How long one run of the baseline took on this workload (harnesses size their sampling
+    /// by it).
+    pub baseline_time: Duration,
+    equivalence: Option<Canonicalize>,
+}
+
+/// What one verifying run of a case gave.
+#[derive(Clone, Debug)]
+pub struct Verified {
+    /// Its output against the baseline's.
+    pub check: Check,
+    /// The output it produced.
+    pub output: Vec<u8>,
+    /// The runner's return value.
+    pub result: u64,
+    /// The bytes it copied between buffers, where it counts them.
+    pub copied: Option<u64>,
+}
+
+impl Case {
+    /// Runs the case once with a collecting sink and checks its output against the baseline's:
+    /// byte for byte, or, for a peer of an experiment with an equivalence, in canonical form.
+    /// The run is also the warm-up: a measured run is never the first.
+    pub fn verify(&mut self) -> Verified {
+        let mut sink = Sink::collect();
+        let result = (self.runner)(&mut sink);
+        let copied = sink.copied();
+        let output = sink.into_bytes();
+        let check = match (compare(&output, &self.expected), self.equivalence) {
+            (Check::Mismatch { .. }, Some(canon)) if self.role == Role::Peer => {
+                match compare(&canon(&output), &canon(&self.expected)) {
+                    Check::Pass => Check::Equivalent,
+                    other => other,
+                }
+            }
+            (other, _) => other,
+        };
+        Verified {
+            check,
+            output,
+            result,
+            copied,
+        }
+    }
+
+    /// Verifies the case and fails unless its output is right: harnesses measure only what
+    /// this returns `Ok` for.
+    ///
+    /// # Errors
+    ///
+    /// Names the case and the mismatch.
+    pub fn verified(&mut self) -> Result<Verified, String> {
+        let v = self.verify();
+        match v.check {
+            Check::Pass | Check::Equivalent => Ok(v),
+            ref other => Err(format!(
+                "{}: {other}; refusing to measure a variant whose output differs",
+                self.id
+            )),
+        }
+    }
+}
+
+/// The cases of one experiment page, as [`walk`] yields them.
+pub struct Group {
+    /// The page.
+    pub exp: Experiment,
+    /// Its variants, baseline first.
+    pub variants: Vec<VariantInfo>,
+    /// Every workload of the page (selected or not).
+    pub workloads: Vec<WorkloadInfo>,
+    /// The selected applicable cases, in catalog order.
+    pub cases: Vec<Case>,
+}
+
+/// Why a walk stopped.
+#[derive(Debug)]
+pub enum WalkError {
+    /// A data file is missing or malformed.
+    Load(LoadError),
+    /// The selection names something the catalog does not have, or a page another build
+    /// measures.
+    Selection(String),
+}
+
+impl fmt::Display for WalkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WalkError::Load(e) => e.fmt(f),
+            WalkError::Selection(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for WalkError {}
+
+/// The one walk over the catalog: for every experiment page of `sel`, in catalog order, its
+/// selected cases (case id, runner, expected output). Pages are loaded one at a time, as the
+/// iterator is advanced, so only one page's inputs are in memory at once.
+///
+/// Every page must be measured by this build (its backend is the one built in); a selection
+/// that names a workload the page does not have is an error that lists the ones it has.
+pub fn walk(sel: &Selection) -> impl Iterator<Item = Result<Group, WalkError>> + '_ {
+    sel.experiments()
+        .into_iter()
+        .map(move |exp| load_group(sel, exp))
+}
+
+fn load_group(sel: &Selection, exp: Experiment) -> Result<Group, WalkError> {
+    let id = exp.id();
+    if !exp.built_here() {
+        return Err(WalkError::Selection(format!(
+            "{id} is measured by a build with `{}` (this build: {:?}); `cargo lab` builds it so",
+            exp.backend.cargo_args().join(" "),
+            Backend::BUILT
+        )));
+    }
+    let loaded = exp
+        .def
+        .load(&|w, v| sel.wants(&id, w, v))
+        .map_err(WalkError::Load)?;
+    let names: Vec<&str> = loaded.workloads.iter().map(|w| w.name.as_str()).collect();
+    sel.check_workloads(&id, &names)
+        .map_err(WalkError::Selection)?;
+    let variants = exp.def.variants();
+    let equivalence = exp.meta().equivalence;
+    let cases = loaded
+        .cases
+        .into_iter()
+        .map(|c| Case {
+            id: CaseId {
+                exp: id.clone(),
+                workload: c.workload.name.clone(),
+                variant: c.variant.name.clone(),
+            },
+            role: c.variant.role,
+            workload: c.workload,
+            runner: c.runner,
+            expected: c.expected,
+            baseline_time: c.baseline_time,
+            equivalence,
+        })
+        .collect();
+    Ok(Group {
+        exp,
+        variants,
+        workloads: loaded.workloads,
+        cases,
+    })
 }

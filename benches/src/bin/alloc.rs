@@ -4,20 +4,23 @@
 //! level before them.
 //!
 //! ```text
-//! alloc [--runs N] [--variant NAME] [--profile DIR] [EXPERIMENT...]
+//! alloc [--runs N] [--profile DIR] [SELECTION...]
 //! ```
 //!
-//! Without `--profile`, writes `target/wirelab/alloc/<experiment>.json`. With `--profile DIR`
-//! (one experiment, and usually one `--variant`), writes DHAT's `dhat-heap.json` into DIR, for
-//! DHAT's viewer. One dhat profiler per process: the lab starts one process per experiment (or
-//! per profiled variant).
+//! Without `--profile`, writes `target/wirelab/alloc/<exp>.json` (case id -> allocations). With
+//! `--profile DIR` (one case), writes DHAT's `dhat-heap.json` into DIR, for DHAT's viewer. One
+//! dhat profiler per process: the lab starts one process per experiment (or per profiled case).
 #![allow(missing_docs)]
 
 use std::alloc::{GlobalAlloc, Layout};
+use clap::Parser;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use wirelab_bench::catalog::{self, CaseId, Sink};
-use wirelab_bench::results::{self, Alloc, AllocRecord};
+use wirelab_bench::catalog::{self, Case, Sink};
+use wirelab_bench::records::{Alloc, Metric, write_json};
+use wirelab_bench::selection::Selection;
+use wirelab_bench::{fail, paths};
 
 /// dhat's allocator, plus a live-bytes gauge with a resettable peak.
 struct Gauge;
@@ -75,144 +78,106 @@ static ALLOC: Gauge = Gauge;
 /// number is fixed so that `cargo lab check` compares like with like.
 const DEFAULT_RUNS: u64 = 4;
 
+/// The dhat allocation harness of the wirelab lab.
+#[derive(Parser)]
+#[command(name = "alloc")]
 struct Args {
+    /// Measured runs per case (after one warm-up run).
+    #[arg(long, default_value_t = DEFAULT_RUNS, value_parser = clap::value_parser!(u64).range(1..))]
     runs: u64,
-    variant: Option<String>,
+    /// Write DHAT's dhat-heap.json into this folder instead of the allocation records (the
+    /// selection must be one case).
+    #[arg(long)]
     profile: Option<PathBuf>,
-    exps: Vec<String>,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        runs: DEFAULT_RUNS,
-        variant: None,
-        profile: None,
-        exps: Vec::new(),
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--runs" => {
-                args.runs = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|n| *n > 0)
-                    .ok_or("--runs takes a positive number")?;
-            }
-            "--variant" => args.variant = Some(it.next().ok_or("--variant takes a name")?),
-            "--profile" => args.profile = Some(it.next().ok_or("--profile takes a folder")?.into()),
-            "-h" | "--help" => {
-                println!("alloc [--runs N] [--variant NAME] [--profile DIR] [EXPERIMENT...]");
-                std::process::exit(0);
-            }
-            s if s.starts_with('-') => return Err(format!("unknown option {s}")),
-            s => args.exps.push(s.to_owned()),
-        }
-    }
-    Ok(args)
+    /// EXP[/WORKLOAD[/VARIANT]] (everything this build measures when none is given).
+    selection: Vec<String>,
 }
 
 fn main() {
-    let args = parse_args().unwrap_or_else(|e| {
-        eprintln!("alloc: {e}");
-        std::process::exit(2);
-    });
-    let exps = if args.exps.is_empty() {
-        wirelab_bench::selected_from_env()
+    let args = Args::parse();
+    let sel = if args.selection.is_empty() {
+        wirelab_bench::selection_from_env()
     } else {
-        wirelab_bench::resolve(&args.exps).unwrap_or_else(|e| {
-            eprintln!("alloc: {e}");
-            std::process::exit(2);
-        })
-    };
-    if let Err(e) = wirelab_bench::check_built_for(&exps) {
-        eprintln!("alloc: {e}");
-        std::process::exit(2);
+        Selection::parse(&args.selection)
     }
-    if args.profile.is_some() && exps.len() != 1 {
-        eprintln!("alloc: --profile takes exactly one experiment");
-        std::process::exit(2);
-    }
-    for exp in exps {
-        // Build and check every runner first (the check is the warm-up run), so that the
-        // profile below holds the measured runs only.
-        let mut cells = Vec::new();
-        for w in (exp.workloads)() {
-            let expected = catalog::expected_output(exp, &w);
-            for v in exp.variants {
-                if args.variant.as_deref().is_some_and(|name| name != v.name) {
-                    continue;
-                }
-                match catalog::checked_runner(exp, &w, v, &expected) {
-                    Ok(Some(c)) => cells.push((
-                        CaseId {
-                            exp: exp.id.to_owned(),
-                            workload: w.name.clone(),
-                            variant: v.name.to_owned(),
-                        },
-                        c.runner,
-                    )),
-                    Ok(None) => {}
-                    Err(e) => {
-                        eprintln!("alloc: {e}");
-                        std::process::exit(1);
-                    }
-                }
+    .unwrap_or_else(|e| fail(e));
+    for group in catalog::walk(&sel) {
+        let group = group.unwrap_or_else(|e| fail(e));
+        let exp = group.exp.id();
+        let mut cases = group.cases;
+        if cases.is_empty() {
+            fail(format!("nothing to measure in {exp}"));
+        }
+        // Verify every case first (the check is the warm-up run), so that the profile below
+        // holds the measured runs only.
+        for case in &mut cases {
+            case.verified().unwrap_or_else(|e| fail(e));
+        }
+        match &args.profile {
+            Some(dir) => profile(dir, &mut cases, args.runs),
+            None => {
+                let dhat_file = paths::lab_dir()
+                    .join("alloc")
+                    .join(format!("{exp}.dhat-heap.json"));
+                let records = measure(&dhat_file, &mut cases, args.runs);
+                write_json(&Metric::Alloc.file(&exp), &records).unwrap_or_else(|e| fail(e));
             }
         }
-        if cells.is_empty() {
-            eprintln!("alloc: nothing to measure in {}", exp.id);
-            std::process::exit(2);
-        }
-        let dhat_file = match &args.profile {
-            Some(dir) => dir.join("dhat-heap.json"),
-            None => results::lab_dir()
-                .join("alloc")
-                .join(format!("{}.dhat-heap.json", exp.id)),
-        };
-        if let Some(parent) = dhat_file.parent() {
-            std::fs::create_dir_all(parent).expect("create the output folder");
-        }
-        let profiler = dhat::Profiler::builder()
-            .file_name(&dhat_file)
-            .trim_backtraces(Some(12))
-            .build();
-        let mut records = Vec::new();
-        let mut sink = Sink::discard();
-        for (id, runner) in &mut cells {
-            let before = dhat::HeapStats::get();
-            let mut peak = 0;
-            for _ in 0..args.runs {
-                let base = LIVE.load(Ordering::Relaxed);
-                PEAK.store(base, Ordering::Relaxed);
-                std::hint::black_box(runner(&mut sink));
-                peak = peak.max(PEAK.load(Ordering::Relaxed).saturating_sub(base));
-            }
-            let after = dhat::HeapStats::get();
-            let alloc = Alloc {
-                runs: args.runs,
-                blocks: after.total_blocks - before.total_blocks,
-                bytes: after.total_bytes - before.total_bytes,
-                peak_bytes: peak,
-            };
-            println!(
-                "alloc {id:<45} {:>9.2} blocks/run {:>12.1} bytes/run  peak {} B",
-                alloc.blocks as f64 / alloc.runs as f64,
-                alloc.bytes as f64 / alloc.runs as f64,
-                alloc.peak_bytes
-            );
-            records.push(AllocRecord {
-                case: id.clone(),
-                alloc,
-            });
-        }
-        drop(profiler);
-        if args.profile.is_none() {
-            let path = results::alloc_path(exp.id);
-            let text = serde_json::to_string_pretty(&records).expect("serialize");
-            std::fs::write(&path, text).expect("write the allocation results");
-        } else {
-            println!("dhat profile: {}", dhat_file.display());
-        }
+    }
+}
+
+/// Writes the DHAT profile of one case into `dir`.
+fn profile(dir: &std::path::Path, cases: &mut [Case], runs: u64) {
+    if cases.len() != 1 {
+        fail("--profile takes a selection of exactly one case");
+    }
+    measure(&dir.join("dhat-heap.json"), cases, runs);
+    println!("dhat profile: {}", dir.join("dhat-heap.json").display());
+}
+
+/// Measures every case under one dhat profiler that writes `dhat_file`.
+fn measure(dhat_file: &std::path::Path, cases: &mut [Case], runs: u64) -> BTreeMap<String, Alloc> {
+    if let Some(parent) = dhat_file.parent() {
+        std::fs::create_dir_all(parent)
+            .unwrap_or_else(|e| fail(format!("{}: {e}", parent.display())));
+    }
+    let profiler = dhat::Profiler::builder()
+        .file_name(dhat_file)
+        .trim_backtraces(Some(12))
+        .build();
+    let mut records = BTreeMap::new();
+    let mut sink = Sink::discard();
+    for case in cases.iter_mut() {
+        let alloc = measure_case(case, &mut sink, runs);
+        println!(
+            "alloc {:<45} {:>9.2} blocks/run {:>12.1} bytes/run  peak {} B",
+            case.id.to_string(),
+            alloc.blocks as f64 / alloc.runs as f64,
+            alloc.bytes as f64 / alloc.runs as f64,
+            alloc.peak_bytes
+        );
+        records.insert(case.id.to_string(), alloc);
+    }
+    drop(profiler);
+    records
+}
+
+/// The heap blocks and bytes of `runs` runs of one case, and the peak of live bytes above the
+/// level before each run.
+fn measure_case(case: &mut Case, sink: &mut Sink, runs: u64) -> Alloc {
+    let before = dhat::HeapStats::get();
+    let mut peak = 0;
+    for _ in 0..runs {
+        let base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        std::hint::black_box((case.runner)(sink));
+        peak = peak.max(PEAK.load(Ordering::Relaxed).saturating_sub(base));
+    }
+    let after = dhat::HeapStats::get();
+    Alloc {
+        runs,
+        blocks: after.total_blocks - before.total_blocks,
+        bytes: after.total_bytes - before.total_bytes,
+        peak_bytes: peak,
     }
 }

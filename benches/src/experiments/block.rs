@@ -1,65 +1,74 @@
 //! `block`: Pekko HTTP's `ByteStringOutputStream`, the HPACK encoder's output buffer.
 
-use super::Rng;
-use crate::catalog::{Experiment, Original, Role, Runner, Sink, VariantInfo, Workload};
+use super::common::Rng;
+use crate::catalog::{Ladder, Meta, Original, Role, Runner, Sink, Variant, Workload};
+use crate::data::LoadError;
 use bytes::{BufMut, Bytes, BytesMut};
 use std::rc::Rc;
-
-/// The ladder.
-pub static VARIANTS: &[VariantInfo] = &[
-    VariantInfo {
-        name: "locking",
-        role: Role::Baseline,
-        about: "Mutex<Vec<u8>> locked per byte, block copied out (wirelab_baselines::block::LockingWriter)",
-    },
-    VariantInfo {
-        name: "vec-copy",
-        role: Role::Step,
-        about: "unlocked Vec<u8>, block still copied out into a fresh Bytes",
-    },
-    VariantInfo {
-        name: "block-writer",
-        role: Role::Optimized,
-        about: "wirelab::block::BlockWriter: unlocked, zero-copy take when most of the buffer is used",
-    },
-    VariantInfo {
-        name: "bytesmut",
-        role: Role::Peer,
-        about: "bytes::BytesMut with split().freeze() after every block",
-    },
-];
 
 /// Blocks in one run.
 pub const BLOCKS: usize = 10_000;
 
+/// One workload's input: the write pattern, how it is written and what the consumer does.
+pub struct Writes {
+    pattern: Rc<Pattern>,
+    per_byte: bool,
+    keep: bool,
+}
+
 /// The experiment.
-pub static EXPERIMENT: Experiment = Experiment {
-    id: "block",
-    title: "Output buffer of the HPACK encoder",
-    origin: "Pekko HTTP, ByteStringOutputStream (replacing a synchronized ByteArrayOutputStream)",
-    docs: "core/src/block.rs",
-    variants: VARIANTS,
-    workloads,
-    originals: &[Original {
-        workload: "per-byte-drop",
-        figures: "\"the per-output-byte lock was where most of the time went\" (no figure)",
-        ratio: None,
-    }],
-    notes: "Each run writes 10,000 HPACK-shaped blocks (6 to 10 literal header fields each, \
+pub static EXPERIMENT: Ladder<Writes> = Ladder {
+    meta: Meta {
+        id: "block",
+        title: "Output buffer of the HPACK encoder",
+        origin: "Pekko HTTP, ByteStringOutputStream (replacing a synchronized ByteArrayOutputStream)",
+        docs: "core/src/block.rs",
+        originals: &[Original {
+            workload: "per-byte-drop",
+            figures: "\"the per-output-byte lock was where most of the time went\" (no figure)",
+            ratio: None,
+        }],
+        notes: "Each run writes 10,000 HPACK-shaped blocks (6 to 10 literal header fields each, \
 built deterministically from a browser request). `per-byte` writes every octet with a single-byte \
 write, as the original encoder did; `fields` writes prefix bytes singly and strings as slices. \
 The consumer either drops every block at once or keeps all 10,000 (dropping them at the start \
 of the next run). Targets: block-writer at least 5x faster than locking on per-byte-drop; in \
 steady state at most 1 allocation per block when blocks are kept, 0 when they are dropped.",
-    alloc_per: 1,
-    headline: "per-byte-drop",
-    result: None,
-    sweep: false,
-    feature: None,
+        headline: "per-byte-drop",
+        ..Meta::DEFAULT
+    },
+    variants: &[
+        Variant {
+            name: "locking",
+            role: Role::Baseline,
+            about: "Mutex<Vec<u8>> locked per byte, block copied out (wirelab_baselines::block::LockingWriter)",
+            build: |w| writing(wirelab_baselines::block::LockingWriter::new(), w),
+        },
+        Variant {
+            name: "vec-copy",
+            role: Role::Step,
+            about: "unlocked Vec<u8>, block still copied out into a fresh Bytes",
+            build: |w| writing(Vec::new(), w),
+        },
+        Variant {
+            name: "block-writer",
+            role: Role::Optimized,
+            about: "wirelab::block::BlockWriter: unlocked, zero-copy take when most of the buffer is used",
+            build: |w| writing(wirelab::block::BlockWriter::new(), w),
+        },
+        Variant {
+            name: "bytesmut",
+            role: Role::Peer,
+            about: "bytes::BytesMut with split().freeze() after every block",
+            build: |w| writing(BytesMut::new(), w),
+        },
+    ],
+    workloads,
 };
 
 /// A block: a list of pieces, each either one octet or a string.
-struct Pattern {
+/// The blocks of one run.
+pub struct Pattern {
     data: Vec<u8>,
     /// (start, len, is_string) into `data`.
     pieces: Vec<(u32, u32, bool)>,
@@ -191,9 +200,11 @@ impl Out for BytesMut {
     }
 }
 
-fn make<O: Out + 'static>(mut out: O, p: Rc<Pattern>, per_byte: bool, keep: bool) -> Runner {
+/// A runner that writes the pattern through `out`.
+fn writing<O: Out + 'static>(mut out: O, w: &Writes) -> Option<Runner> {
+    let (p, per_byte, keep) = (w.pattern.clone(), w.per_byte, w.keep);
     let mut kept: Vec<Bytes> = Vec::with_capacity(if keep { BLOCKS } else { 0 });
-    Box::new(move |sink: &mut Sink| {
+    Some(Box::new(move |sink: &mut Sink| {
         kept.clear();
         let mut total = 0u64;
         for &(first, n) in &p.blocks {
@@ -215,62 +226,27 @@ fn make<O: Out + 'static>(mut out: O, p: Rc<Pattern>, per_byte: bool, keep: bool
             }
         }
         total
-    })
+    }))
 }
 
-fn workloads() -> Vec<Workload> {
+fn workloads() -> Result<Vec<Workload<Writes>>, LoadError> {
     let p = Rc::new(pattern());
     let bytes = p.data.len() as u64;
-    [
-        (
-            "per-byte-drop",
-            true,
-            false,
-            "every octet written singly; blocks dropped",
-        ),
-        (
-            "per-byte-keep",
-            true,
-            true,
-            "every octet written singly; all blocks kept",
-        ),
-        (
-            "fields-drop",
-            false,
-            false,
-            "strings written as slices; blocks dropped",
-        ),
-        (
-            "fields-keep",
-            false,
-            true,
-            "strings written as slices; all blocks kept",
-        ),
+    Ok([
+        ("per-byte-drop", true, false, "every octet written singly; blocks dropped"),
+        ("per-byte-keep", true, true, "every octet written singly; all blocks kept"),
+        ("fields-drop", false, false, "strings written as slices; blocks dropped"),
+        ("fields-keep", false, true, "strings written as slices; all blocks kept"),
     ]
     .into_iter()
     .map(|(name, per_byte, keep, about)| {
-        let p = p.clone();
-        Workload::new(
-            name,
-            format!("{BLOCKS} blocks, {bytes} octets: {about}"),
-            bytes,
-            BLOCKS as u64,
-            move |variant| {
-                let p = p.clone();
-                Some(match variant {
-                    "locking" => make(
-                        wirelab_baselines::block::LockingWriter::new(),
-                        p,
-                        per_byte,
-                        keep,
-                    ),
-                    "vec-copy" => make(Vec::new(), p, per_byte, keep),
-                    "block-writer" => make(wirelab::block::BlockWriter::new(), p, per_byte, keep),
-                    "bytesmut" => make(BytesMut::new(), p, per_byte, keep),
-                    _ => return None,
-                })
-            },
-        )
+        let about = format!("{BLOCKS} blocks, {bytes} octets: {about}");
+        let input = Writes {
+            pattern: p.clone(),
+            per_byte,
+            keep,
+        };
+        Workload::new(name, about, bytes, BLOCKS as u64, input)
     })
-    .collect()
+    .collect())
 }

@@ -1,76 +1,86 @@
 //! `latin1`: Pekko HTTP's `EnhancedString.getAsciiBytes`, a header value to ISO-8859-1 octets.
 
-use crate::catalog::{Experiment, Original, Role, Runner, VariantInfo, Workload};
+use crate::catalog::{Ladder, Meta, Original, Role, Runner, Variant, Workload};
+use crate::data::LoadError;
+use std::hint::black_box;
 use std::rc::Rc;
 
-/// The ladder.
-pub static VARIANTS: &[VariantInfo] = &[
-    VariantInfo {
-        name: "naive",
-        role: Role::Baseline,
-        about: "per-char loop into a fresh Vec (wirelab_baselines::latin1::encode_truncating)",
-    },
-    VariantInfo {
-        name: "naive-into",
-        role: Role::Step,
-        about: "per-char loop into an existing buffer",
-    },
-    VariantInfo {
-        name: "bulk",
-        role: Role::Step,
-        about: "bulk ASCII copy into a fresh Vec (wirelab::latin1::encode_truncating)",
-    },
-    VariantInfo {
-        name: "bulk-into",
-        role: Role::Optimized,
-        about: "bulk ASCII copy into an existing buffer (wirelab::latin1::encode_truncating_into)",
-    },
-    VariantInfo {
-        name: "encoding-rs",
-        role: Role::Peer,
-        about: "encoding_rs::mem::convert_utf8_to_latin1_lossy into an existing buffer",
-    },
-    VariantInfo {
-        name: "memcpy",
-        role: Role::Limit,
-        about: "copy_from_slice of the already-encoded octets into an existing buffer",
-    },
-];
+/// One workload's input: the text, and its Latin-1 octets (for the memcpy limit).
+pub struct Text {
+    text: Rc<str>,
+    encoded: Rc<[u8]>,
+}
 
 /// The experiment.
-pub static EXPERIMENT: Experiment = Experiment {
-    id: "latin1",
-    title: "Latin-1 encoding of header text",
-    origin: "Pekko HTTP, EnhancedString.getAsciiBytes / asciiStringBytes",
-    docs: "core/src/latin1.rs",
-    variants: VARIANTS,
-    workloads,
-    originals: &[
-        Original {
-            workload: "chunked",
-            figures: "21.97 / 16.00 / 8.36 ns",
-            ratio: Some(21.97 / 8.36),
-        },
-        Original {
-            workload: "content-type",
-            figures: "31.71 / 16.37 / 9.00 ns",
-            ratio: Some(31.71 / 9.00),
-        },
-        Original {
-            workload: "ascii-1024",
-            figures: "229.63 / 151.66 / 26.86 ns",
-            ratio: Some(229.63 / 26.86),
-        },
-    ],
-    notes: "The original's figures are naive / bulk / bulk-into on the JVM. \
+pub static EXPERIMENT: Ladder<Text> = Ladder {
+    meta: Meta {
+        id: "latin1",
+        title: "Latin-1 encoding of header text",
+        origin: "Pekko HTTP, EnhancedString.getAsciiBytes / asciiStringBytes",
+        docs: "core/src/latin1.rs",
+        originals: &[
+            Original {
+                workload: "chunked",
+                figures: "21.97 / 16.00 / 8.36 ns",
+                ratio: Some(21.97 / 8.36),
+            },
+            Original {
+                workload: "content-type",
+                figures: "31.71 / 16.37 / 9.00 ns",
+                ratio: Some(31.71 / 9.00),
+            },
+            Original {
+                workload: "ascii-1024",
+                figures: "229.63 / 151.66 / 26.86 ns",
+                ratio: Some(229.63 / 26.86),
+            },
+        ],
+        notes: "The original's figures are naive / bulk / bulk-into on the JVM. \
 Target: bulk-into at least 8x faster than naive on ascii-1024, and within 1.5x of memcpy. \
 The encoding-rs peer requires Latin-1 input (its output is unspecified for chars above \
 U+00FF), which every workload here is.",
-    alloc_per: 1,
-    headline: "ascii-1024",
-    result: None,
-    sweep: false,
-    feature: None,
+        headline: "ascii-1024",
+        ..Meta::DEFAULT
+    },
+    variants: &[
+        Variant {
+            name: "naive",
+            role: Role::Baseline,
+            about: "per-char loop into a fresh Vec (wirelab_baselines::latin1::encode_truncating)",
+            build: naive,
+        },
+        Variant {
+            name: "naive-into",
+            role: Role::Step,
+            about: "per-char loop into an existing buffer",
+            build: naive_into,
+        },
+        Variant {
+            name: "bulk",
+            role: Role::Step,
+            about: "bulk ASCII copy into a fresh Vec (wirelab::latin1::encode_truncating)",
+            build: bulk,
+        },
+        Variant {
+            name: "bulk-into",
+            role: Role::Optimized,
+            about: "bulk ASCII copy into an existing buffer (wirelab::latin1::encode_truncating_into)",
+            build: bulk_into,
+        },
+        Variant {
+            name: "encoding-rs",
+            role: Role::Peer,
+            about: "encoding_rs::mem::convert_utf8_to_latin1_lossy into an existing buffer",
+            build: encoding_rs_peer,
+        },
+        Variant {
+            name: "memcpy",
+            role: Role::Limit,
+            about: "copy_from_slice of the already-encoded octets into an existing buffer",
+            build: memcpy,
+        },
+    ],
+    workloads,
 };
 
 fn text(name: &str) -> String {
@@ -90,8 +100,8 @@ fn text(name: &str) -> String {
     }
 }
 
-fn workloads() -> Vec<Workload> {
-    [
+fn workloads() -> Result<Vec<Workload<Text>>, LoadError> {
+    Ok([
         ("chunked", "`chunked`, a Transfer-Encoding value"),
         ("content-type", "a Content-Type header line with CRLF"),
         ("ascii-1024", "1024 x `x`"),
@@ -110,55 +120,66 @@ fn workloads() -> Vec<Workload> {
             format!("{about} ({chars} chars, {} UTF-8 bytes)", s.len()),
             s.len() as u64,
             1,
-            move |variant| runner(variant, s.clone(), encoded.clone()),
+            Text { text: s, encoded },
         )
     })
-    .collect()
+    .collect())
 }
 
-fn runner(variant: &str, s: Rc<str>, encoded: Rc<[u8]>) -> Option<Runner> {
-    use std::hint::black_box;
-    let mut buf = vec![0u8; s.len()];
-    Some(match variant {
-        "naive" => Box::new(move |sink| {
-            let out = wirelab_baselines::latin1::encode_truncating(black_box(&s));
-            sink.emit(&out);
-            out.len() as u64
-        }),
-        "naive-into" => Box::new(move |sink| {
-            let n = wirelab_baselines::latin1::encode_truncating_into(black_box(&s), &mut buf);
-            sink.emit(&buf[..n]);
-            n as u64
-        }),
-        "bulk" => Box::new(move |sink| {
-            let out = wirelab::latin1::encode_truncating(black_box(&s));
-            sink.emit(&out);
-            out.len() as u64
-        }),
-        "bulk-into" => Box::new(move |sink| {
-            let n = wirelab::latin1::encode_truncating_into(black_box(&s), &mut buf);
-            sink.emit(&buf[..n]);
-            n as u64
-        }),
-        "encoding-rs" => {
-            if s.chars().any(|c| c as u32 > 0xFF) {
-                return None;
-            }
-            Box::new(move |sink| {
-                let n = encoding_rs::mem::convert_utf8_to_latin1_lossy(
-                    black_box(s.as_bytes()),
-                    &mut buf,
-                );
-                sink.emit(&buf[..n]);
-                n as u64
-            })
-        }
-        "memcpy" => Box::new(move |sink| {
-            let src = black_box(&encoded[..]);
-            buf[..src.len()].copy_from_slice(src);
-            sink.emit(&buf[..src.len()]);
-            src.len() as u64
-        }),
-        _ => return None,
-    })
+fn naive(t: &Text) -> Option<Runner> {
+    let s = t.text.clone();
+    Some(Box::new(move |sink| {
+        let out = wirelab_baselines::latin1::encode_truncating(black_box(&s));
+        sink.emit(&out);
+        out.len() as u64
+    }))
+}
+
+fn naive_into(t: &Text) -> Option<Runner> {
+    let (s, mut buf) = (t.text.clone(), vec![0u8; t.text.len()]);
+    Some(Box::new(move |sink| {
+        let n = wirelab_baselines::latin1::encode_truncating_into(black_box(&s), &mut buf);
+        sink.emit(&buf[..n]);
+        n as u64
+    }))
+}
+
+fn bulk(t: &Text) -> Option<Runner> {
+    let s = t.text.clone();
+    Some(Box::new(move |sink| {
+        let out = wirelab::latin1::encode_truncating(black_box(&s));
+        sink.emit(&out);
+        out.len() as u64
+    }))
+}
+
+fn bulk_into(t: &Text) -> Option<Runner> {
+    let (s, mut buf) = (t.text.clone(), vec![0u8; t.text.len()]);
+    Some(Box::new(move |sink| {
+        let n = wirelab::latin1::encode_truncating_into(black_box(&s), &mut buf);
+        sink.emit(&buf[..n]);
+        n as u64
+    }))
+}
+
+fn encoding_rs_peer(t: &Text) -> Option<Runner> {
+    if t.text.chars().any(|c| c as u32 > 0xFF) {
+        return None;
+    }
+    let (s, mut buf) = (t.text.clone(), vec![0u8; t.text.len()]);
+    Some(Box::new(move |sink| {
+        let n = encoding_rs::mem::convert_utf8_to_latin1_lossy(black_box(s.as_bytes()), &mut buf);
+        sink.emit(&buf[..n]);
+        n as u64
+    }))
+}
+
+fn memcpy(t: &Text) -> Option<Runner> {
+    let (encoded, mut buf) = (t.encoded.clone(), vec![0u8; t.text.len()]);
+    Some(Box::new(move |sink| {
+        let src = black_box(&encoded[..]);
+        buf[..src.len()].copy_from_slice(src);
+        sink.emit(&buf[..src.len()]);
+        src.len() as u64
+    }))
 }

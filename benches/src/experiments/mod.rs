@@ -1,62 +1,37 @@
-//! The experiments, one module each. Adding one: write the module (variants, workloads,
-//! originals), add it to [`ALL`], and run `cargo lab verify`.
+//! The experiments, one file each, and the registry [`ALL`]. Adding one: write its file (the
+//! ladder, each variant with its constructor, the workloads, the original's figures) and add
+//! one line to [`ALL`]; nothing else lists experiments.
 
-use crate::catalog::Experiment;
+use crate::catalog::Definition;
+
+pub mod common;
 
 pub mod block;
-pub mod coding;
-pub mod hpack;
+pub mod crc;
+pub mod deflate;
+pub mod gzip;
+pub mod hpack_decode;
+pub mod hpack_encode;
+pub mod huffman_decode;
+pub mod huffman_encode;
+pub mod inflate;
 pub mod latin1;
+pub mod octet_push;
 pub mod write_to;
 
-/// Every experiment, in report order.
-pub static ALL: &[&Experiment] = &[
+/// Every experiment, in report order. An experiment measured with several flate2 backends
+/// is listed once (see [`Meta::backends`](crate::catalog::Meta::backends)).
+pub static ALL: &[&dyn Definition] = &[
     &latin1::EXPERIMENT,
     &block::EXPERIMENT,
     &write_to::EXPERIMENT,
-    &hpack::ENCODE,
-    &hpack::DECODE,
-    &hpack::HUFFMAN_ENCODE,
-    &hpack::HUFFMAN_DECODE,
-    &coding::CRC,
-    &coding::INFLATE,
-    &coding::INFLATE_ZLIB_RS,
-    &coding::DEFLATE,
-    &coding::GZIP,
-    &coding::GZIP_ZLIB_RS,
-    &coding::OCTET_PUSH,
+    &hpack_encode::EXPERIMENT,
+    &hpack_decode::EXPERIMENT,
+    &huffman_encode::EXPERIMENT,
+    &huffman_decode::EXPERIMENT,
+    &crc::EXPERIMENT,
+    &inflate::EXPERIMENT,
+    &deflate::EXPERIMENT,
+    &gzip::EXPERIMENT,
+    &octet_push::EXPERIMENT,
 ];
-
-/// A small deterministic generator (SplitMix64) so that workloads are the same on every
-/// machine and every run.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// Seeds the generator.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `lo..=hi`.
-    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + (self.next_u64() % (hi - lo + 1) as u64) as usize
-    }
-
-    /// Fills `buf` with random bytes.
-    pub fn fill(&mut self, buf: &mut [u8]) {
-        for chunk in buf.chunks_mut(8) {
-            let r = self.next_u64().to_le_bytes();
-            chunk.copy_from_slice(&r[..chunk.len()]);
-        }
-    }
-}

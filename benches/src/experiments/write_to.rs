@@ -1,66 +1,75 @@
 //! `write-to`: Jetty's `BufferUtil.writeTo`, a buffer written out to a stream.
 
-use super::Rng;
-use crate::catalog::{Experiment, Original, Role, Runner, VariantInfo, Workload};
+use super::common::Rng;
+use crate::catalog::{Ladder, Meta, Original, Role, Runner, Variant, Workload};
+use crate::data::LoadError;
 use crate::rope::Chunks;
 use bytes::{Buf, Bytes};
 use std::io::{self, Write};
 use std::rc::Rc;
 
-/// The ladder.
-pub static VARIANTS: &[VariantInfo] = &[
-    VariantInfo {
-        name: "temp-4k",
-        role: Role::Baseline,
-        about: "4 KiB temporary array per call (wirelab_baselines::write_to::write_to_temp_4k)",
-    },
-    VariantInfo {
-        name: "temp-fitted",
-        role: Role::Step,
-        about: "min(remaining, 4 KiB) temporary once per call (the Jetty fix)",
-    },
-    VariantInfo {
-        name: "direct",
-        role: Role::Optimized,
-        about: "no temporary: chunks written directly, vectored (wirelab::write_to::write_to)",
-    },
-    VariantInfo {
-        name: "io-copy",
-        role: Role::Peer,
-        about: "std::io::copy from Buf::reader()",
-    },
-    VariantInfo {
-        name: "extend",
-        role: Role::Limit,
-        about: "Vec::extend_from_slice of each chunk (the sink's own copy)",
-    },
-];
+/// One workload's input: a list of frames, each a list of chunks written with one call.
+pub struct Frames {
+    frames: Rc<Vec<Vec<Bytes>>>,
+    bytes: usize,
+}
 
 /// The experiment.
-pub static EXPERIMENT: Experiment = Experiment {
-    id: "write-to",
-    title: "Writing a buffer out to a stream",
-    origin: "Eclipse Jetty, BufferUtil.writeTo(ByteBuffer, OutputStream)",
-    docs: "core/src/write_to.rs",
-    variants: VARIANTS,
-    workloads,
-    originals: &[Original {
-        workload: "tiny-frames",
-        figures: "fewer young-GC cycles; 3 ms -> 2 ms",
-        ratio: Some(1.5),
-    }],
-    notes: "The writer is a Vec<u8> with enough capacity, cleared at the start of each run. \
+pub static EXPERIMENT: Ladder<Frames> = Ladder {
+    meta: Meta {
+        id: "write-to",
+        title: "Writing a buffer out to a stream",
+        origin: "Eclipse Jetty, BufferUtil.writeTo(ByteBuffer, OutputStream)",
+        docs: "core/src/write_to.rs",
+        originals: &[Original {
+            workload: "tiny-frames",
+            figures: "fewer young-GC cycles; 3 ms -> 2 ms",
+            ratio: Some(1.5),
+        }],
+        notes: "The writer is a Vec<u8> with enough capacity, cleared at the start of each run. \
 The original reported garbage collection, so the allocation table also gives bytes allocated \
 per 1,000 operations (frames, messages). Targets: direct makes 0 heap allocations per call \
 (temp-4k: one 4 KiB block per call) and is faster than temp-4k on 2-6 byte frames.",
-    alloc_per: 1000,
-    headline: "tiny-frames",
-    result: None,
-    sweep: false,
-    feature: None,
+        alloc_per: 1000,
+        headline: "tiny-frames",
+        ..Meta::DEFAULT
+    },
+    variants: &[
+        Variant {
+            name: "temp-4k",
+            role: Role::Baseline,
+            about: "4 KiB temporary array per call (wirelab_baselines::write_to::write_to_temp_4k)",
+            build: |f| writing(f, |b, w| wirelab_baselines::write_to::write_to_temp_4k(b, w)),
+        },
+        Variant {
+            name: "temp-fitted",
+            role: Role::Step,
+            about: "min(remaining, 4 KiB) temporary once per call (the Jetty fix)",
+            build: |f| writing(f, |b, w| wirelab_baselines::write_to::write_to_temp_fitted(b, w)),
+        },
+        Variant {
+            name: "direct",
+            role: Role::Optimized,
+            about: "no temporary: chunks written directly, vectored (wirelab::write_to::write_to)",
+            build: |f| writing(f, |b, w| wirelab::write_to::write_to(b, w)),
+        },
+        Variant {
+            name: "io-copy",
+            role: Role::Peer,
+            about: "std::io::copy from Buf::reader()",
+            build: |f| writing(f, |b, w| io::copy(&mut b.reader(), w).map(|_| ())),
+        },
+        Variant {
+            name: "extend",
+            role: Role::Limit,
+            about: "Vec::extend_from_slice of each chunk (the sink's own copy)",
+            build: |f| writing(f, extend),
+        },
+    ],
+    workloads,
 };
 
-fn workloads() -> Vec<Workload> {
+fn workloads() -> Result<Vec<Workload<Frames>>, LoadError> {
     let mut rng = Rng::new(0x3E77);
     let mut tiny = Vec::with_capacity(10_000);
     for _ in 0..10_000 {
@@ -98,38 +107,32 @@ fn workloads() -> Vec<Workload> {
             vec![big_chunks],
         ),
     ];
-    specs
+    Ok(specs
         .into_iter()
         .map(|(name, about, frames)| {
             let bytes: usize = frames.iter().flatten().map(Bytes::len).sum();
             let ops = frames.len() as u64;
             let frames = Rc::new(frames);
-            Workload::new(name, about, bytes as u64, ops, move |variant| {
-                runner(variant, frames.clone(), bytes)
-            })
+            Workload::new(name, about, bytes as u64, ops, Frames { frames, bytes })
         })
-        .collect()
+        .collect())
 }
 
 type WriteFn = fn(&mut Chunks<'_>, &mut Vec<u8>) -> io::Result<()>;
 
-fn runner(variant: &str, frames: Rc<Vec<Vec<Bytes>>>, bytes: usize) -> Option<Runner> {
-    let f: WriteFn = match variant {
-        "temp-4k" => |b, w| wirelab_baselines::write_to::write_to_temp_4k(b, w),
-        "temp-fitted" => |b, w| wirelab_baselines::write_to::write_to_temp_fitted(b, w),
-        "direct" => |b, w| wirelab::write_to::write_to(b, w),
-        "io-copy" => |b, w| io::copy(&mut b.reader(), w).map(|_| ()),
-        "extend" => |b, w| {
-            while b.has_remaining() {
-                let n = b.chunk().len();
-                w.extend_from_slice(b.chunk());
-                b.advance(n);
-            }
-            w.flush()
-        },
-        _ => return None,
-    };
-    let mut out: Vec<u8> = Vec::with_capacity(bytes);
+fn extend(b: &mut Chunks<'_>, w: &mut Vec<u8>) -> io::Result<()> {
+    while b.has_remaining() {
+        let n = b.chunk().len();
+        w.extend_from_slice(b.chunk());
+        b.advance(n);
+    }
+    w.flush()
+}
+
+/// Writes every frame of the workload with `f` into a reused Vec.
+fn writing(input: &Frames, f: WriteFn) -> Option<Runner> {
+    let frames = input.frames.clone();
+    let mut out: Vec<u8> = Vec::with_capacity(input.bytes);
     Some(Box::new(move |sink| {
         out.clear();
         for frame in frames.iter() {

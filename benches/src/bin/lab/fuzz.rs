@@ -7,19 +7,45 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use wirelab_bench::experiments::common::stories;
 
-/// The fuzz targets (the `[[bin]]`s of `fuzz/Cargo.toml`).
-pub const TARGETS: &[&str] = &[
-    "hpack_decode",
-    "hpack_roundtrip",
-    "huffman_roundtrip",
-    "huffman_decode_diff",
-    "gzip_decode",
-    "coding_roundtrip",
-    "latin1_diff",
-    "block_ops",
-    "write_to_diff",
-];
+/// The fuzz targets: the `[[bin]]`s of `fuzz/Cargo.toml`.
+pub fn targets(root: &Path) -> Result<Vec<String>> {
+    #[derive(serde::Deserialize)]
+    struct Manifest {
+        #[serde(default)]
+        bin: Vec<Bin>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Bin {
+        name: String,
+    }
+    let path = root.join("fuzz").join("Cargo.toml");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let manifest: Manifest = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    Ok(manifest.bin.into_iter().map(|b| b.name).collect())
+}
+
+/// Runs `target` (or `all` of them) for `seconds` each and summarizes.
+pub fn run_targets(target: &str, seconds: u64, asan: bool, seed: Option<u64>) -> Result<()> {
+    let root = wirelab_bench::paths::workspace_root();
+    let all = targets(&root)?;
+    let chosen: Vec<String> = if target == "all" {
+        all
+    } else if all.iter().any(|t| t == target) {
+        vec![target.to_owned()]
+    } else {
+        bail!("unknown fuzz target `{target}`; the targets: {}", all.join(", "));
+    };
+    ensure_cargo_fuzz(&root)?;
+    build(&root, asan)?;
+    let mut outcomes = Vec::new();
+    for (n, target) in chosen.iter().enumerate() {
+        eprintln!("lab: fuzz target {} of {}", n + 1, chosen.len());
+        outcomes.push(run(&root, target, seconds, asan, seed)?);
+    }
+    summarize(&outcomes)
+}
 
 /// How a target's run ended.
 pub struct Outcome {
@@ -94,13 +120,13 @@ fn corpus_dirs(root: &Path, target: &str) -> Result<Vec<PathBuf>> {
     let corpus = fuzz.join("corpus").join(target);
     std::fs::create_dir_all(&corpus)?;
     let mut dirs = vec![corpus, fuzz.join("seeds").join(target)];
-    let Some(data) = wirelab_bench::shared_data() else {
+    let Some(data) = wirelab_bench::data::shared_data()? else {
         return Ok(dirs);
     };
     match target {
         "gzip_decode" => dirs.push(data.join("gzip")),
         "hpack_decode" => {
-            let derived = wirelab_bench::results::lab_dir()
+            let derived = wirelab_bench::paths::lab_dir()
                 .join("fuzz")
                 .join("derived")
                 .join(target);
@@ -124,30 +150,15 @@ fn derive_hpack_inputs(stories: &Path, out: &Path) -> Result<()> {
         if !folder.is_dir() {
             continue;
         }
-        let Ok(files) = std::fs::read_dir(&folder) else {
-            continue;
-        };
-        for file in files {
-            let file = file?.path();
+        for file in wirelab_bench::data::files(&folder)? {
             if file.extension().is_none_or(|e| e != "json") {
                 continue;
             }
-            let text = std::fs::read_to_string(&file)?;
-            let story: serde_json::Value = serde_json::from_str(&text)
-                .with_context(|| format!("parsing {}", file.display()))?;
+            let story = stories::parse(&file, &wirelab_bench::data::read(&file)?)?;
             let mut input = vec![3 | 3 << 3];
-            for case in story["cases"].as_array().into_iter().flatten() {
-                let Some(wire) = case["wire"].as_str() else {
-                    continue;
-                };
-                let bytes: Option<Vec<u8>> = (0..wire.len() / 2)
-                    .map(|i| u8::from_str_radix(wire.get(2 * i..2 * i + 2)?, 16).ok())
-                    .collect();
-                let Some(bytes) = bytes.filter(|b| b.len() <= usize::from(u16::MAX)) else {
-                    continue;
-                };
-                input.extend_from_slice(&(bytes.len() as u16).to_be_bytes());
-                input.extend_from_slice(&bytes);
+            for case in story.cases.iter().filter(|c| c.wire.len() <= usize::from(u16::MAX)) {
+                input.extend_from_slice(&(case.wire.len() as u16).to_be_bytes());
+                input.extend_from_slice(&case.wire);
             }
             let name = format!(
                 "{}-{}",
@@ -170,14 +181,8 @@ pub fn run(
     asan: bool,
     seed: Option<u64>,
 ) -> Result<Outcome> {
-    if !TARGETS.contains(&target) {
-        bail!(
-            "unknown fuzz target `{target}`; the targets: {}",
-            TARGETS.join(", ")
-        );
-    }
     let dirs = corpus_dirs(root, target)?;
-    let log_dir = wirelab_bench::results::lab_dir().join("fuzz");
+    let log_dir = wirelab_bench::paths::lab_dir().join("fuzz");
     std::fs::create_dir_all(&log_dir)?;
     let log_path = log_dir.join(format!("{target}.log"));
     let artifacts_dir = root.join("fuzz").join("artifacts").join(target);
@@ -202,7 +207,34 @@ pub fn run(
         .stderr(Stdio::piped())
         .spawn()
         .context("starting cargo fuzz run")?;
-    let mut log = std::fs::File::create(&log_path)?;
+    let executions = follow(&mut child, target, &log_path, started)?;
+    let status = child.wait()?;
+    let artifacts: Vec<PathBuf> = list(&artifacts_dir)
+        .into_iter()
+        .filter(|p| !before.contains(p))
+        .collect();
+    let passed = status.success() && artifacts.is_empty();
+    if !passed {
+        report_failure(target, &status, &log_path, &artifacts);
+    }
+    Ok(Outcome {
+        target: target.to_owned(),
+        executions,
+        seconds: started.elapsed().as_secs_f64(),
+        passed,
+        artifacts,
+    })
+}
+
+/// Copies the child's output into the log, printing libFuzzer's latest status line every half
+/// minute; returns the executions libFuzzer reported.
+fn follow(
+    child: &mut std::process::Child,
+    target: &str,
+    log_path: &Path,
+    started: Instant,
+) -> Result<Option<u64>> {
+    let mut log = std::fs::File::create(log_path)?;
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     let stdout = child.stdout.take().expect("piped");
     let stderr = child.stderr.take().expect("piped");
@@ -233,33 +265,28 @@ pub fn run(
     for r in readers {
         let _ = r.join();
     }
-    let status = child.wait()?;
-    let artifacts: Vec<PathBuf> = list(&artifacts_dir)
-        .into_iter()
-        .filter(|p| !before.contains(p))
-        .collect();
-    let passed = status.success() && artifacts.is_empty();
-    if !passed {
-        eprintln!("lab: {target} FAILED ({status}); the end of its log:");
-        let text = std::fs::read_to_string(&log_path).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        for l in &lines[lines.len().saturating_sub(40)..] {
-            eprintln!("  | {l}");
-        }
-        for a in &artifacts {
-            eprintln!(
-                "lab: finding kept at {}; once fixed, copy it into fuzz/regressions/{target}/ so that `cargo test` replays it",
-                a.display()
-            );
-        }
+    Ok(executions)
+}
+
+/// Prints the end of a failed target's log and where its findings are kept.
+fn report_failure(
+    target: &str,
+    status: &std::process::ExitStatus,
+    log_path: &Path,
+    artifacts: &[PathBuf],
+) {
+    eprintln!("lab: {target} FAILED ({status}); the end of its log:");
+    let text = std::fs::read_to_string(log_path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    for l in &lines[lines.len().saturating_sub(40)..] {
+        eprintln!("  | {l}");
     }
-    Ok(Outcome {
-        target: target.to_owned(),
-        executions,
-        seconds: started.elapsed().as_secs_f64(),
-        passed,
-        artifacts,
-    })
+    for a in artifacts {
+        eprintln!(
+            "lab: finding kept at {}; once fixed, copy it into fuzz/regressions/{target}/ so that `cargo test` replays it",
+            a.display()
+        );
+    }
 }
 
 fn pump(reader: impl BufRead, tx: &std::sync::mpsc::Sender<String>) {

@@ -1,0 +1,89 @@
+//! `cargo lab bench`: verify, then wall time, instructions and allocations, then the reports of
+//! the experiments measured whole.
+
+use crate::{harness, receipt, report, tools, verify};
+use anyhow::Result;
+use std::time::Instant;
+use wirelab_bench::records::{self, ExperimentData};
+use wirelab_bench::report::{fmt_count, fmt_ns};
+use wirelab_bench::selection::Selection;
+
+/// The arguments of `cargo lab bench`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// What to measure: EXP[/WORKLOAD[/VARIANT]] (everything when none given).
+    selection: Vec<String>,
+    /// Short wall-time measurements (rough numbers, for development).
+    #[arg(long)]
+    quick: bool,
+    /// Measure without rewriting reports/ (the raw results stay under target/wirelab).
+    #[arg(long)]
+    no_report: bool,
+    /// Keep the wall times of the last run (target/wirelab/wall) and re-measure only
+    /// instructions and allocations; the receipt records this flag.
+    #[arg(long)]
+    reuse_wall: bool,
+}
+
+fn phase(n: usize, what: &str, started: Instant) {
+    eprintln!("\n=== [{n}/4] {what} (elapsed {:.0?}) ===", started.elapsed());
+}
+
+/// Runs the bench.
+pub fn run(args: &Args) -> Result<()> {
+    let sel = Selection::parse(&args.selection).map_err(anyhow::Error::msg)?;
+    let started = Instant::now();
+    // Check the tools before spending minutes on wall time.
+    tools::preflight_icount()?;
+    phase(1, "verify", started);
+    verify::run(&sel)?;
+    let receipt = receipt::make(args.quick)?;
+    phase(2, "wall time (criterion)", started);
+    if args.reuse_wall {
+        eprintln!("lab: --reuse-wall: keeping the wall times under target/wirelab/wall");
+    } else {
+        harness::wall(&sel, args.quick)?;
+    }
+    phase(3, "instructions (gungraun)", started);
+    harness::icount(&sel)?;
+    phase(4, "allocations (dhat)", started);
+    harness::alloc(&sel)?;
+    eprintln!("\nlab: measured `{sel}` in {:.0?}", started.elapsed());
+    let mut fresh = Vec::new();
+    for exp in sel.experiments() {
+        let id = exp.id();
+        let data = records::gather(&id, &receipt).map_err(anyhow::Error::msg)?;
+        print_summary(&data);
+        if whole(&sel, &id) {
+            fresh.push(data);
+        } else {
+            eprintln!("lab: {id} was measured in part: reports/ keeps its committed data");
+        }
+    }
+    if args.no_report || fresh.is_empty() {
+        eprintln!("lab: raw results are under target/wirelab");
+        return Ok(());
+    }
+    report::publish(fresh)
+}
+
+/// Whether the selection covers every case of the page.
+fn whole(sel: &Selection, exp: &str) -> bool {
+    sel.picks().is_empty()
+        || sel
+            .picks()
+            .iter()
+            .any(|p| p.exp == exp && p.workload.is_none() && p.variant.is_none())
+}
+
+/// One line per measured case.
+fn print_summary(data: &ExperimentData) {
+    for (id, r) in &data.cases {
+        let wall = r.wall.as_ref().map_or("-".into(), |w| fmt_ns(w.median_ns));
+        let ir = r.instructions.map_or("-".into(), fmt_count);
+        let blocks = r
+            .alloc
+            .map_or("-".into(), |a| format!("{:.2}", a.blocks as f64 / a.runs as f64));
+        println!("{id:<50} {wall:>12} {ir:>15} instr {blocks:>9} blocks/run");
+    }
+}

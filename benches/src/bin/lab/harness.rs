@@ -1,0 +1,176 @@
+//! Starting the three harnesses on a selection, each in the build that measures it; each writes
+//! its per-case records under `target/wirelab/<metric>/<exp>.json`.
+
+use crate::mirror::{fixed_data_link, mirror_workspace, remap_flags};
+use crate::tools::{by_backend, cargo_run, preflight_icount, run, run_in};
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use wirelab_bench::paths::{icount_target_dir, target_dir};
+use wirelab_bench::records::{Metric, Verification, read_json, write_json};
+use wirelab_bench::selection::Selection;
+use wirelab_bench::{ENV_QUICK, ENV_SELECTION};
+
+fn remove(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        std::fs::remove_dir_all(path).with_context(|| format!("clearing {}", path.display()))?;
+    } else if path.exists() {
+        std::fs::remove_file(path).with_context(|| format!("removing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Wall time: one criterion run per build (backend), over its part of the selection.
+pub fn wall(sel: &Selection, quick: bool) -> Result<()> {
+    for exp in sel.experiments() {
+        remove(&target_dir().join("criterion").join(exp.id()))?;
+        remove(&Metric::Wall.file(&exp.id()))?;
+    }
+    for (backend, part) in by_backend(sel) {
+        run(
+            Command::new("cargo")
+                .args(["bench", "--workspace"])
+                .args(backend.cargo_args())
+                .args(["--bench", "wall"])
+                .env(ENV_SELECTION, part.to_string())
+                .env(ENV_QUICK, if quick { "1" } else { "0" }),
+            "wall-time harness (criterion)",
+        )?;
+    }
+    Ok(())
+}
+
+/// Allocations: one dhat process per experiment page.
+pub fn alloc(sel: &Selection) -> Result<()> {
+    for (n, exp) in sel.experiments().iter().enumerate() {
+        let id = exp.id();
+        remove(&Metric::Alloc.file(&id))?;
+        eprintln!("lab: allocations of {id} (experiment {} of {})", n + 1, sel.experiments().len());
+        run(
+            cargo_run("alloc", exp.backend).arg(sel.narrowed_to(&id).to_string()),
+            "allocation harness (dhat)",
+        )?;
+    }
+    Ok(())
+}
+
+/// The manifest of one gungraun run: a fixed path, since the measured process sees it.
+fn manifest_file() -> PathBuf {
+    icount_target_dir().join("manifest.json")
+}
+
+/// gungraun's output folder.
+fn gungraun_dir() -> PathBuf {
+    icount_target_dir()
+        .join("gungraun")
+        .join("wirelab-bench")
+        .join("icount")
+        .join("lab")
+}
+
+/// Instructions: one gungraun run per experiment page (so that a case's count does not depend
+/// on which other experiments exist), built and run from the fixed mirror, over the cases the
+/// page's verification recorded (run [`crate::verify::run`] first).
+pub fn icount(sel: &Selection) -> Result<()> {
+    preflight_icount()?;
+    let data = fixed_data_link()?;
+    let workspace = mirror_workspace()?;
+    let exps = sel.experiments();
+    for (n, exp) in exps.iter().enumerate() {
+        let id = exp.id();
+        remove(&gungraun_dir())?;
+        remove(&Metric::Instructions.file(&id))?;
+        let verified: Verification = read_json(&Metric::Verify.file(&id)).map_err(anyhow::Error::msg)?;
+        let cases: Vec<String> = verified.outputs.into_keys().collect();
+        write_json(&manifest_file(), &cases).map_err(anyhow::Error::msg)?;
+        eprintln!(
+            "lab: instructions of {id} ({} cases; experiment {} of {})",
+            cases.len(),
+            n + 1,
+            exps.len()
+        );
+        let mut cmd = gungraun_command(&exp.backend.cargo_args(), data.as_deref());
+        run_in(&mut cmd, &workspace, "instruction-count harness (gungraun)")?;
+        let counts = read_summaries(&cases)?;
+        write_json(&Metric::Instructions.file(&id), &counts).map_err(anyhow::Error::msg)?;
+    }
+    Ok(())
+}
+
+/// `cargo bench` of the gungraun harness in a fixed, minimal environment: the measured
+/// process's heap layout (and so malloc's instruction counts) depends on what it inherits.
+fn gungraun_command(feature_args: &[String], data: Option<&Path>) -> Command {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["bench", "--workspace"])
+        .args(feature_args)
+        .args(["--bench", "icount", "--", "--save-summary=json"])
+        .env_clear()
+        .envs(
+            ["PATH", "HOME", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"]
+                .iter()
+                .filter_map(|k| std::env::var_os(k).map(|v| (*k, v))),
+        )
+        .env("CARGO_TARGET_DIR", icount_target_dir())
+        .env("CARGO_ENCODED_RUSTFLAGS", remap_flags())
+        .env("WIRELAB_MANIFEST", manifest_file());
+    if let Some(d) = data {
+        cmd.env("WIRELAB_DATA", d);
+    }
+    cmd
+}
+
+/// The parts of gungraun's `summary.json` the lab reads.
+#[derive(Deserialize)]
+struct Summary {
+    profiles: Vec<Profile>,
+}
+
+#[derive(Deserialize)]
+struct Profile {
+    data: ProfileData,
+}
+
+#[derive(Deserialize)]
+struct ProfileData {
+    total: Total,
+}
+
+#[derive(Deserialize)]
+struct Total {
+    metrics: Metrics,
+}
+
+#[derive(Deserialize)]
+struct Metrics {
+    #[serde(rename = "Ir")]
+    ir: MetricValues,
+}
+
+#[derive(Deserialize)]
+struct MetricValues {
+    values: Values,
+}
+
+#[derive(Deserialize)]
+struct Values {
+    new: u64,
+}
+
+/// Joins gungraun's summaries to case ids: benchmark `catalog_<n>` ran manifest entry `n`.
+fn read_summaries(cases: &[String]) -> Result<BTreeMap<String, u64>> {
+    let mut out = BTreeMap::new();
+    for (n, id) in cases.iter().enumerate() {
+        let path = gungraun_dir()
+            .join(format!("case.catalog_{n}"))
+            .join("summary.json");
+        let summary: Summary = read_json(&path)
+            .map_err(|e| anyhow::anyhow!("gungraun produced no count for {id}: {e}"))?;
+        let Some(profile) = summary.profiles.first() else {
+            bail!("{}: no profile for {id}", path.display());
+        };
+        out.insert(id.clone(), profile.data.total.metrics.ir.values.new);
+    }
+    Ok(out)
+}

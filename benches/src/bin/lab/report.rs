@@ -1,0 +1,68 @@
+//! `cargo lab report`: renders reports/ and the README's generated tables from
+//! reports/data/*.json alone (no build of the harnesses, no shared data, no codec run).
+
+use anyhow::{Context, Result};
+use wirelab_bench::catalog::{self, Experiment};
+use wirelab_bench::paths::{data_file, reports_dir, workspace_root};
+use wirelab_bench::records::{ExperimentData, read_json, write_atomically};
+use wirelab_bench::report;
+
+/// Re-renders every page from the committed data.
+pub fn run() -> Result<()> {
+    publish(Vec::new())
+}
+
+/// Writes `fresh` data files (newly measured pages) and re-renders every page, the index and
+/// the README from them and the committed data of the other pages. Everything is rendered
+/// before anything is written.
+pub fn publish(fresh: Vec<ExperimentData>) -> Result<()> {
+    let mut files: Vec<(std::path::PathBuf, String)> = Vec::new();
+    let mut pages: Vec<(Experiment, ExperimentData)> = Vec::new();
+    for exp in catalog::experiments() {
+        let id = exp.id();
+        let data = match fresh.iter().find(|d| d.experiment == id) {
+            Some(d) => {
+                files.push((data_file(&id), serde_json::to_string_pretty(d)? + "\n"));
+                d.clone()
+            }
+            None if data_file(&id).exists() => {
+                read_json(&data_file(&id)).map_err(anyhow::Error::msg)?
+            }
+            None => {
+                eprintln!("lab: {id} has no data yet (run `cargo lab bench {id}`)");
+                continue;
+            }
+        };
+        let page = reports_dir().join(format!("{id}.md"));
+        files.push((page, report::render_experiment(&exp, &data)));
+        pages.push((exp, data));
+    }
+    let entries: Vec<(Experiment, &ExperimentData)> = pages.iter().map(|(e, d)| (*e, d)).collect();
+    files.push((reports_dir().join("README.md"), report::render_index(&entries)));
+    files.push((workspace_root().join("README.md"), readme(&entries)?));
+    for (path, text) in &files {
+        write_atomically(path, text.as_bytes()).map_err(anyhow::Error::msg)?;
+    }
+    eprintln!("lab: rendered {} files from reports/data", files.len());
+    Ok(())
+}
+
+/// The README with its generated headline and experiment tables replaced.
+pub fn readme(entries: &[(Experiment, &ExperimentData)]) -> Result<String> {
+    let path = workspace_root().join("README.md");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let text = report::splice(
+        &text,
+        report::HEADLINE_BEGIN,
+        report::HEADLINE_END,
+        &report::headline(entries),
+    )
+    .map_err(anyhow::Error::msg)?;
+    report::splice(
+        &text,
+        report::EXPERIMENTS_BEGIN,
+        report::EXPERIMENTS_END,
+        &report::experiments_table(&catalog::experiments()),
+    )
+    .map_err(anyhow::Error::msg)
+}

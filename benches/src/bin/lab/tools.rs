@@ -1,0 +1,91 @@
+//! Running other programs, and the tools the instruction counts need.
+
+use anyhow::{Context, Result, bail};
+use std::path::Path;
+use std::process::Command;
+use wirelab_bench::catalog::Backend;
+use wirelab_bench::paths::workspace_root;
+use wirelab_bench::selection::Selection;
+
+/// The gungraun-runner version that matches the gungraun library in Cargo.lock.
+pub const GUNGRAUN_VERSION: &str = "0.20.0";
+
+/// Runs `cmd` in the workspace root; fails unless it succeeds.
+pub fn run(cmd: &mut Command, what: &str) -> Result<()> {
+    run_in(cmd, &workspace_root(), what)
+}
+
+/// Runs `cmd` in `dir`; fails unless it succeeds.
+pub fn run_in(cmd: &mut Command, dir: &Path, what: &str) -> Result<()> {
+    let status = cmd
+        .current_dir(dir)
+        .status()
+        .with_context(|| format!("{what}: could not start {:?}", cmd.get_program()))?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
+    }
+    Ok(())
+}
+
+/// The trimmed standard output of a program that succeeded.
+pub fn output_of(program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Checks for valgrind and for a gungraun-runner of the matching version (installing it).
+pub fn preflight_icount() -> Result<()> {
+    if output_of("valgrind", &["--version"]).is_none() {
+        bail!(
+            "valgrind is not installed; instruction counts need it.\n  \
+             Debian/Ubuntu: sudo apt-get install valgrind   (valgrind 3.19 or later)"
+        );
+    }
+    let want = format!("gungraun-runner {GUNGRAUN_VERSION}");
+    let have = output_of("gungraun-runner", &["--version"]);
+    if have.as_deref() != Some(want.as_str()) {
+        eprintln!(
+            "lab: gungraun-runner {GUNGRAUN_VERSION} is missing{}; installing it (about 3-4 minutes, once)",
+            have.map(|v| format!(" (found `{v}`)")).unwrap_or_default()
+        );
+        run(
+            Command::new("cargo").args([
+                "install",
+                "gungraun-runner",
+                "--version",
+                GUNGRAUN_VERSION,
+                "--locked",
+            ]),
+            "installing gungraun-runner",
+        )?;
+    }
+    Ok(())
+}
+
+/// The selection split by the build that measures it: for each flate2 backend with a selected
+/// page, the part of `sel` on that backend's pages (default backend first).
+pub fn by_backend(sel: &Selection) -> Vec<(Backend, Selection)> {
+    let mut out: Vec<(Backend, Vec<String>)> = Vec::new();
+    for exp in sel.experiments() {
+        let part = sel.narrowed_to(&exp.id()).to_string();
+        match out.iter_mut().find(|(b, _)| *b == exp.backend) {
+            Some((_, parts)) => parts.push(part),
+            None => out.push((exp.backend, vec![part])),
+        }
+    }
+    out.sort_by_key(|(b, _)| *b != Backend::MinizOxide);
+    out.into_iter()
+        .map(|(b, parts)| (b, Selection::parse(&parts).expect("parts of a valid selection")))
+        .collect()
+}
+
+/// `cargo <verb> --release` of a package binary built for `backend`, its arguments following.
+pub fn cargo_run(bin: &str, backend: Backend) -> Command {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["run", "--release", "--quiet", "--package", "wirelab-bench"])
+        .args(backend.cargo_args())
+        .args(["--bin", bin, "--"]);
+    cmd
+}

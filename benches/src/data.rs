@@ -1,0 +1,99 @@
+//! The shared conformance and workload data (`../shared/data`), and the typed error every
+//! loader returns: a missing or malformed file ends a command with `error: <file>: <what>`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A data file (or folder) that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub what: String,
+}
+
+impl LoadError {
+    /// An error about `path`.
+    pub fn new(path: &Path, what: impl fmt::Display) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            what: what.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.what)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Whether this is a CI run (`CI=true`), where missing data is a failure.
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// The folder the shared data is looked for in: `WIRELAB_DATA`, else `../shared/data` beside
+/// the workspace.
+pub fn shared_data_dir() -> PathBuf {
+    std::env::var_os("WIRELAB_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate::paths::workspace_root().join("../shared/data"))
+}
+
+/// The shared data folder, or `Ok(None)` when it is absent (the workloads that need it are
+/// skipped, and this says so once).
+///
+/// # Errors
+///
+/// Under `CI=true` when the data is missing.
+pub fn shared_data() -> Result<Option<PathBuf>, LoadError> {
+    let dir = shared_data_dir();
+    if dir.is_dir() {
+        return Ok(Some(dir));
+    }
+    if under_ci() {
+        return Err(LoadError::new(
+            &dir,
+            "shared data missing (required under CI=true; set WIRELAB_DATA)",
+        ));
+    }
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        eprintln!(
+            "wirelab: skipped: the workloads that need shared data (not found at {}; set WIRELAB_DATA)",
+            dir.display()
+        )
+    });
+    Ok(None)
+}
+
+/// Reads a file of the shared data.
+///
+/// # Errors
+///
+/// Names the file and the I/O error.
+pub fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
+    std::fs::read(path).map_err(|e| LoadError::new(path, e))
+}
+
+/// The files of a folder of the shared data, sorted by name.
+///
+/// # Errors
+///
+/// Names the folder when it cannot be listed.
+pub fn files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| LoadError::new(dir, e))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| LoadError::new(dir, e))?.path();
+        if path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}

@@ -1,0 +1,110 @@
+//! `huffman-decode`: the HPACK Huffman code alone, decoding one string.
+
+use super::common::hpack::huffman_inputs;
+use super::hpack_decode::LOONA_HUFFMAN_UNSEEDED;
+use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload};
+use crate::data::LoadError;
+use std::hint::black_box;
+use std::rc::Rc;
+
+/// One workload's input: a Huffman-coded string.
+pub struct Coded(Rc<[u8]>);
+
+/// The experiment.
+pub static EXPERIMENT: Ladder<Coded> = Ladder {
+    meta: Meta {
+        id: "huffman-decode",
+        title: "HPACK Huffman decoding of one string",
+        origin: "completes the codec of the Pekko HTTP HPACK change",
+        docs: "core/src/hpack/huffman.rs",
+        notes: "Decode alone, into a reused Vec. Target: at least 2 symbols per table lookup on \
+typical header text (`cargo test` asserts the lookup count of the browser request's values).",
+        headline: "user-agent",
+        unseeded: &[("loona-hpack", LOONA_HUFFMAN_UNSEEDED)],
+        ..Meta::DEFAULT
+    },
+    variants: &[
+        Variant {
+            name: "naive",
+            role: Role::Baseline,
+            about: "bit-by-bit tree walk (wirelab_baselines::hpack::huffman::decode)",
+            build: naive,
+        },
+        Variant {
+            name: "optimized",
+            role: Role::Optimized,
+            about: "16-bit lookup yielding up to 3 symbols (wirelab::hpack::huffman::decode)",
+            build: optimized,
+        },
+        Variant {
+            name: "httlib-huffman",
+            role: Role::Peer,
+            about: "httlib_huffman::decode, 5 bits per step",
+            build: httlib,
+        },
+        Variant {
+            name: "loona-hpack",
+            role: Role::Peer,
+            about: "loona_hpack::huffman::HuffmanDecoder (bit by bit)",
+            build: loona,
+        },
+    ],
+    workloads,
+};
+
+fn workloads() -> Result<Vec<Workload<Coded>>, LoadError> {
+    Ok(huffman_inputs()
+        .into_iter()
+        .map(|(name, about, bytes)| {
+            let coded: Rc<[u8]> = wirelab::hpack::huffman::encode(&bytes).into();
+            let len = coded.len() as u64;
+            let about = format!("{about}, Huffman-coded ({len} octets)");
+            Workload::new(name, about, len, 1, Coded(coded))
+        })
+        .collect())
+}
+
+fn naive(c: &Coded) -> Option<Runner> {
+    let (coded, mut dst) = (c.0.clone(), Vec::with_capacity(1024));
+    Some(Box::new(move |sink| {
+        dst.clear();
+        wirelab_baselines::hpack::huffman::decode(black_box(&coded), &mut dst).expect("valid");
+        sink.emit(&dst);
+        dst.len() as u64
+    }))
+}
+
+fn optimized(c: &Coded) -> Option<Runner> {
+    let (coded, mut dst) = (c.0.clone(), Vec::with_capacity(1024));
+    Some(Box::new(move |sink| {
+        dst.clear();
+        wirelab::hpack::huffman::decode(black_box(&coded), &mut dst).expect("valid");
+        sink.emit(&dst);
+        dst.len() as u64
+    }))
+}
+
+fn httlib(c: &Coded) -> Option<Runner> {
+    let (coded, mut dst) = (c.0.clone(), Vec::with_capacity(1024));
+    Some(Box::new(move |sink| {
+        dst.clear();
+        httlib_huffman::decode(
+            black_box(&coded),
+            &mut dst,
+            httlib_huffman::DecoderSpeed::FiveBits,
+        )
+        .expect("valid");
+        sink.emit(&dst);
+        dst.len() as u64
+    }))
+}
+
+fn loona(c: &Coded) -> Option<Runner> {
+    let coded = c.0.clone();
+    let mut dec = loona_hpack::huffman::HuffmanDecoder::new();
+    Some(Box::new(move |sink| {
+        let out = dec.decode(black_box(&coded)).expect("valid");
+        sink.emit(&out);
+        out.len() as u64
+    }))
+}

@@ -1,0 +1,98 @@
+//! `huffman-encode`: the HPACK Huffman code alone, encoding one string.
+
+use super::common::hpack::huffman_inputs;
+use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload};
+use crate::data::LoadError;
+use std::rc::Rc;
+use wirelab_baselines::block::LockingWriter;
+
+/// One workload's input: the string as text (each octet a char U+0000..U+00FF) and as octets.
+pub struct Text {
+    text: Rc<str>,
+    bytes: Rc<[u8]>,
+}
+
+/// The experiment.
+pub static EXPERIMENT: Ladder<Text> = Ladder {
+    meta: Meta {
+        id: "huffman-encode",
+        title: "HPACK Huffman encoding of one string",
+        origin: "Pekko HTTP HPACK encoder pull request (Huffman coder on byte arrays)",
+        docs: "core/src/hpack/huffman.rs",
+        notes: "Encode alone: one string, length computed and coded. The naive variant gets the \
+string as text (each octet as a char U+0000..U+00FF), as the original coder did.",
+        headline: "user-agent",
+        ..Meta::DEFAULT
+    },
+    variants: &[
+        Variant {
+            name: "naive",
+            role: Role::Baseline,
+            about: "walks a &str char by char, length pass then encode pass, each byte through a LockingWriter",
+            build: naive,
+        },
+        Variant {
+            name: "optimized",
+            role: Role::Optimized,
+            about: "wirelab::hpack::huffman::encoded_len + encode_into a reserved BlockWriter range",
+            build: optimized,
+        },
+        Variant {
+            name: "httlib-huffman",
+            role: Role::Peer,
+            about: "httlib_huffman::encode into a reused Vec",
+            build: httlib,
+        },
+    ],
+    workloads,
+};
+
+fn workloads() -> Result<Vec<Workload<Text>>, LoadError> {
+    Ok(huffman_inputs()
+        .into_iter()
+        .map(|(name, about, bytes)| {
+            let text: Rc<str> = wirelab::latin1::decode(&bytes).into();
+            let len = bytes.len() as u64;
+            let input = Text {
+                text,
+                bytes: bytes.into(),
+            };
+            Workload::new(name, about, len, 1, input)
+        })
+        .collect())
+}
+
+fn naive(t: &Text) -> Option<Runner> {
+    let (text, w) = (t.text.clone(), LockingWriter::new());
+    Some(Box::new(move |sink| {
+        let s = std::hint::black_box(&*text);
+        let n = wirelab_baselines::hpack::huffman::encoded_len_chars(s);
+        wirelab_baselines::hpack::huffman::encode_chars(s, &w);
+        let out = w.take();
+        debug_assert_eq!(out.len(), n);
+        sink.emit(&out);
+        n as u64
+    }))
+}
+
+fn optimized(t: &Text) -> Option<Runner> {
+    let (bytes, mut w) = (t.bytes.clone(), wirelab::block::BlockWriter::new());
+    Some(Box::new(move |sink| {
+        let src = std::hint::black_box(&*bytes);
+        let n = wirelab::hpack::huffman::encoded_len(src);
+        wirelab::hpack::huffman::encode_into(src, w.reserve(n)).expect("exact length");
+        let out = w.take();
+        sink.emit(&out);
+        n as u64
+    }))
+}
+
+fn httlib(t: &Text) -> Option<Runner> {
+    let (bytes, mut dst) = (t.bytes.clone(), Vec::with_capacity(1024));
+    Some(Box::new(move |sink| {
+        dst.clear();
+        httlib_huffman::encode(std::hint::black_box(&bytes), &mut dst).expect("encodes");
+        sink.emit(&dst);
+        dst.len() as u64
+    }))
+}

@@ -1,0 +1,54 @@
+//! Where the lab finds the workspace and keeps its files.
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root (the parent of the `benches` package): from `CARGO_MANIFEST_DIR`, which
+/// cargo sets for the programs it runs, else the nearest folder above the current one that holds
+/// `benches/Cargo.toml`, else the current folder.
+///
+/// Read at run time on purpose: a path compiled into the binary would make its layout, and so
+/// the instruction counts of the harness, depend on the folder of the checkout.
+pub fn workspace_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") {
+        let dir = PathBuf::from(dir);
+        if let Some(root) = dir.parent().filter(|_| dir.ends_with("benches")) {
+            return root.to_path_buf();
+        }
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    cwd.ancestors()
+        .find(|d| d.join("benches").join("Cargo.toml").is_file())
+        .map_or_else(|| cwd.clone(), Path::to_path_buf)
+}
+
+/// The cargo target directory.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+/// Where the lab keeps its own raw results (`target/wirelab`).
+pub fn lab_dir() -> PathBuf {
+    target_dir().join("wirelab")
+}
+
+/// The committed reports (`reports/`).
+pub fn reports_dir() -> PathBuf {
+    workspace_root().join("reports")
+}
+
+/// The committed data file of an experiment page (`reports/data/<exp>.json`).
+pub fn data_file(exp: &str) -> PathBuf {
+    reports_dir().join("data").join(format!("{exp}.json"))
+}
+
+/// The target folder the instruction-count harness is built in: a fixed absolute path, the
+/// same on every machine and for every checkout. The benchmark binary's path is part of the
+/// process (argv\[0\]); with it, the heap layout, and so malloc's and memcpy's instruction
+/// counts, would depend on where the repository was cloned. `WIRELAB_ICOUNT_TARGET` changes it.
+pub fn icount_target_dir() -> PathBuf {
+    std::env::var_os("WIRELAB_ICOUNT_TARGET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp/wirelab-icount-target"))
+}

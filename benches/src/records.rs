@@ -1,0 +1,257 @@
+//! What the harnesses measured, keyed by case id (`exp/workload/variant`), and the data file
+//! of an experiment page (`reports/data/<exp>.json`) they are joined into.
+//!
+//! Each harness writes one raw file per experiment page under `target/wirelab/<metric>/`: a map
+//! from case id to what it measured ([`Output`] from the verifying run, [`Wall`], instructions,
+//! [`Alloc`]). [`gather`] joins them by case id; reports are rendered from the joined data
+//! alone.
+
+use crate::catalog::{VariantInfo, WorkloadInfo};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// criterion's raw samples of one cell: sample `i` ran `iters[i]` iterations in `times_ns[i]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Samples {
+    /// Iterations per sample.
+    pub iters: Vec<f64>,
+    /// Nanoseconds per sample (all its iterations).
+    pub times_ns: Vec<f64>,
+}
+
+/// criterion's estimate of one cell: nanoseconds per run, and the samples it came from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Wall {
+    /// Median.
+    pub median_ns: f64,
+    /// Lower bound of the median's 95 % confidence interval.
+    pub lower_ns: f64,
+    /// Upper bound of the median's 95 % confidence interval.
+    pub upper_ns: f64,
+    /// The raw samples.
+    pub samples: Samples,
+}
+
+/// Allocations of one cell, summed over `runs` steady-state runs (dhat).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Alloc {
+    /// Measured runs (after one warm-up run).
+    pub runs: u64,
+    /// Heap blocks allocated, all runs together.
+    pub blocks: u64,
+    /// Heap bytes allocated, all runs together.
+    pub bytes: u64,
+    /// Most bytes live at once during a run, above what was live before it. Not checked by
+    /// `cargo lab check`: it varies between checkouts of the same commit.
+    pub peak_bytes: u64,
+}
+
+/// What the verifying run of a case produced.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Output {
+    /// Octets of output.
+    pub len: u64,
+    /// SHA-256 of the output, hex.
+    pub digest: String,
+    /// The runner's return value.
+    pub result: u64,
+    /// Bytes the variant copied between buffers in the run, where it counts them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copied: Option<u64>,
+}
+
+impl Output {
+    /// The record of an output.
+    pub fn of(output: &[u8], result: u64, copied: Option<u64>) -> Self {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(output);
+        Self {
+            len: output.len() as u64,
+            digest: digest.iter().map(|b| format!("{b:02x}")).collect(),
+            result,
+            copied,
+        }
+    }
+}
+
+/// Everything measured of one case.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The verifying run's output.
+    pub output: Option<Output>,
+    /// Wall time per run.
+    pub wall: Option<Wall>,
+    /// Instructions per run (callgrind `Ir`).
+    pub instructions: Option<u64>,
+    /// Allocations.
+    pub alloc: Option<Alloc>,
+}
+
+/// The environment a measurement was taken in.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Receipt {
+    /// `git rev-parse HEAD`, with `-dirty` when the tree had uncommitted changes.
+    pub commit: String,
+    /// `rustc -vV`.
+    pub rustc: String,
+    /// CPU model name.
+    pub cpu: String,
+    /// Logical CPUs.
+    pub cpus: usize,
+    /// `valgrind --version`.
+    pub valgrind: String,
+    /// Versions of the workspace's direct dependencies and flate2's backends (from `cargo
+    /// metadata`; several versions of one crate are listed together).
+    pub crates: BTreeMap<String, String>,
+    /// The command that produced the numbers.
+    pub command: String,
+    /// UTC time of the run.
+    pub date: String,
+    /// Whether wall times come from the quick (rough) settings.
+    pub quick: bool,
+}
+
+/// `reports/data/<exp>.json`: one experiment page's cases and what was measured of them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentData {
+    /// Experiment page id.
+    pub experiment: String,
+    /// Where and how the numbers were taken.
+    pub receipt: Receipt,
+    /// The ladder, baseline first.
+    pub variants: Vec<VariantInfo>,
+    /// The workloads.
+    pub workloads: Vec<WorkloadInfo>,
+    /// One record per case, keyed by case id.
+    pub cases: BTreeMap<String, Record>,
+}
+
+impl ExperimentData {
+    /// The record of a case of this page.
+    pub fn record(&self, workload: &str, variant: &str) -> Option<&Record> {
+        self.cases
+            .get(&format!("{}/{workload}/{variant}", self.experiment))
+    }
+
+    /// The variant a ratio is relative to: the first of the ladder.
+    pub fn baseline(&self) -> &str {
+        self.variants.first().map_or("", |v| v.name.as_str())
+    }
+}
+
+/// What the verifying run of one experiment page recorded: its ladder, its workloads and each
+/// case's output. The list of cases a report has is this file's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    /// The ladder.
+    pub variants: Vec<VariantInfo>,
+    /// The workloads.
+    pub workloads: Vec<WorkloadInfo>,
+    /// Each case's output, keyed by case id.
+    pub outputs: BTreeMap<String, Output>,
+}
+
+/// The raw result files, one per metric and experiment page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// [`Verification`].
+    Verify,
+    /// Case id -> [`Wall`].
+    Wall,
+    /// Case id -> instructions.
+    Instructions,
+    /// Case id -> [`Alloc`].
+    Alloc,
+}
+
+impl Metric {
+    /// The raw file of `exp` (`target/wirelab/<metric>/<exp>.json`).
+    pub fn file(self, exp: &str) -> PathBuf {
+        let dir = match self {
+            Metric::Verify => "verify",
+            Metric::Wall => "wall",
+            Metric::Instructions => "icount",
+            Metric::Alloc => "alloc",
+        };
+        crate::paths::lab_dir()
+            .join(dir)
+            .join(format!("{exp}.json"))
+    }
+}
+
+/// Writes `value` as pretty JSON into `path`, atomically (a file beside it, then a rename).
+///
+/// # Errors
+///
+/// On an I/O error, naming the file.
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())? + "\n";
+    write_atomically(path, text.as_bytes())
+}
+
+/// Replaces `path` with `bytes` atomically.
+///
+/// # Errors
+///
+/// On an I/O error, naming the file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    tmp.write_all(bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(())
+}
+
+/// Reads a JSON file.
+///
+/// # Errors
+///
+/// Names the file and what is wrong with it.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Joins the raw results of one experiment page by case id.
+///
+/// # Errors
+///
+/// When a raw file is missing, or a case of the verification lacks a metric (naming the cases).
+pub fn gather(exp: &str, receipt: &Receipt) -> Result<ExperimentData, String> {
+    let verify: Verification = read_json(&Metric::Verify.file(exp))?;
+    let mut wall: BTreeMap<String, Wall> = read_json(&Metric::Wall.file(exp))?;
+    let mut icount: BTreeMap<String, u64> = read_json(&Metric::Instructions.file(exp))?;
+    let mut alloc: BTreeMap<String, Alloc> = read_json(&Metric::Alloc.file(exp))?;
+    let mut cases = BTreeMap::new();
+    let mut incomplete = Vec::new();
+    for (id, output) in verify.outputs {
+        let record = Record {
+            wall: wall.remove(&id),
+            instructions: icount.remove(&id),
+            alloc: alloc.remove(&id),
+            output: Some(output),
+        };
+        if record.wall.is_none() || record.instructions.is_none() || record.alloc.is_none() {
+            incomplete.push(id.clone());
+        }
+        cases.insert(id, record);
+    }
+    if !incomplete.is_empty() {
+        return Err(format!(
+            "{exp}: raw results are incomplete for {}; run `cargo lab bench {exp}`",
+            incomplete.join(", ")
+        ));
+    }
+    Ok(ExperimentData {
+        experiment: exp.to_owned(),
+        receipt: receipt.clone(),
+        variants: verify.variants,
+        workloads: verify.workloads,
+        cases,
+    })
+}

@@ -1,0 +1,153 @@
+//! The tables of an experiment's page: a row per workload, a column per variant.
+
+use super::format::{fmt_bytes, fmt_count, fmt_ns, fmt_ratio, trim_float};
+use crate::catalog::{Original, WorkloadInfo};
+use crate::records::{ExperimentData, Record};
+use std::fmt::Write as _;
+
+/// Renders a table whose cell for a case is `cell(record, baseline's record, workload)`
+/// ("n/a" where the variant does not apply, "not measured" where `cell` gives nothing), with
+/// the original's figures in a last column when `originals` is given.
+pub fn table<F>(data: &ExperimentData, originals: Option<&[Original]>, cell: F) -> String
+where
+    F: Fn(&Record, Option<&Record>, &WorkloadInfo) -> Option<String>,
+{
+    let mut out = String::from("| workload |");
+    for v in &data.variants {
+        let _ = write!(out, " {} ({}) |", v.name, v.role);
+    }
+    if originals.is_some() {
+        out.push_str(" original |");
+    }
+    out.push_str("\n| --- |");
+    out.push_str(&" ---: |".repeat(data.variants.len()));
+    if originals.is_some() {
+        out.push_str(" --- |");
+    }
+    out.push('\n');
+    for w in &data.workloads {
+        let base = data.record(&w.name, data.baseline());
+        let _ = write!(out, "| {} |", w.name);
+        for v in &data.variants {
+            let text = match data.record(&w.name, &v.name) {
+                None => "n/a".to_owned(),
+                Some(r) => cell(r, base, w).unwrap_or_else(|| "not measured".to_owned()),
+            };
+            let _ = write!(out, " {text} |");
+        }
+        if let Some(originals) = originals {
+            let _ = write!(out, " {} |", original(originals, &w.name));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The original's figures for a workload, with the ratio they imply.
+fn original(originals: &[Original], workload: &str) -> String {
+    originals
+        .iter()
+        .find(|o| o.workload == workload)
+        .map(|o| match o.ratio {
+            Some(r) => format!("{} ({r:.2}x)", o.figures),
+            None => o.figures.to_owned(),
+        })
+        .unwrap_or_else(|| "—".to_owned())
+}
+
+/// A wall-time cell: median, interval, ratio to the baseline.
+pub fn wall_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Option<String> {
+    let w = r.wall.as_ref()?;
+    let ratio = base
+        .and_then(|b| b.wall.as_ref())
+        .map(|b| fmt_ratio(b.median_ns, w.median_ns))
+        .unwrap_or_default();
+    Some(format!(
+        "{} [{}, {}] ({ratio})",
+        fmt_ns(w.median_ns),
+        fmt_ns(w.lower_ns),
+        fmt_ns(w.upper_ns)
+    ))
+}
+
+/// An instruction-count cell: the count and its ratio to the baseline.
+pub fn icount_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Option<String> {
+    let ir = r.instructions?;
+    let ratio = base
+        .and_then(|b| b.instructions)
+        .map(|b| fmt_ratio(b as f64, ir as f64))
+        .unwrap_or_default();
+    Some(format!("{} ({ratio})", fmt_count(ir)))
+}
+
+/// An allocation cell: blocks and bytes per `per` operations, and the peak.
+pub fn alloc_cell(r: &Record, w: &WorkloadInfo, per: u64) -> Option<String> {
+    let a = r.alloc?;
+    let n = (a.runs * w.ops.max(1)) as f64;
+    let scale = per as f64 / n;
+    Some(format!(
+        "{} blocks, {}; peak {}",
+        trim_float(a.blocks as f64 * scale),
+        fmt_bytes(a.bytes as f64 * scale),
+        fmt_bytes(a.peak_bytes as f64)
+    ))
+}
+
+/// An output cell: the run's result, its ratio to the baseline's, heap bytes per MiB of it
+/// and, where `copies` (some variant counts its copies), the bytes copied per MiB.
+pub fn output_cell(r: &Record, base: Option<&Record>, copies: bool) -> Option<String> {
+    let out = r.output.as_ref()?;
+    let v = out.result;
+    let ratio = base
+        .and_then(|b| b.output.as_ref())
+        .map(|b| format!(" ({:.3}x)", v as f64 / b.result.max(1) as f64))
+        .unwrap_or_default();
+    let per_mib = |bytes: f64| fmt_bytes(bytes * f64::from(1u32 << 20) / v as f64);
+    let heap = r
+        .alloc
+        .filter(|a| a.runs > 0 && v > 0)
+        .map(|a| format!("; {} / MiB", per_mib(a.bytes as f64 / a.runs as f64)))
+        .unwrap_or_default();
+    let copied = match out.copied {
+        Some(c) if v > 0 => format!("; copied {} / MiB", per_mib(c as f64)),
+        _ if copies => "; copied —".to_owned(),
+        _ => String::new(),
+    };
+    Some(format!("{}{ratio}{heap}{copied}", fmt_count(v)))
+}
+
+/// The sweep table: instructions per input octet for each variant and workload, and the growth
+/// from the workload before.
+pub fn growth_table(data: &ExperimentData) -> String {
+    let mut out = String::from("| workload | input bytes |");
+    for v in &data.variants {
+        let _ = write!(out, " {} ({}) |", v.name, v.role);
+    }
+    out.push_str("\n| --- | ---: |");
+    out.push_str(&" ---: |".repeat(data.variants.len()));
+    out.push('\n');
+    let mut previous: Option<&str> = None;
+    for w in &data.workloads {
+        let _ = write!(out, "| {} | {} |", w.name, fmt_count(w.bytes));
+        for v in &data.variants {
+            let ir = data.record(&w.name, &v.name).and_then(|r| r.instructions);
+            let before = previous
+                .and_then(|p| data.record(p, &v.name))
+                .and_then(|r| r.instructions);
+            let per_octet = |ir: u64| ir as f64 / w.bytes.max(1) as f64;
+            let text = match (ir, before) {
+                (None, _) => "not measured".to_owned(),
+                (Some(ir), None) => format!("{:.1}", per_octet(ir)),
+                (Some(ir), Some(b)) => format!(
+                    "{:.1} ({:.2}x)",
+                    per_octet(ir),
+                    ir as f64 / b.max(1) as f64
+                ),
+            };
+            let _ = write!(out, " {text} |");
+        }
+        out.push('\n');
+        previous = Some(&w.name);
+    }
+    out
+}
