@@ -12,11 +12,11 @@ verify *ARGS:
 check *ARGS:
     cargo lab check {{ARGS}}
 
-profile EXP *VARIANT:
-    cargo lab profile {{EXP}} {{VARIANT}}
+profile +SELECTION:
+    cargo lab profile {{SELECTION}}
 
-list:
-    cargo lab list
+list *ARGS:
+    cargo lab list {{ARGS}}
 
 report:
     cargo lab report

@@ -19,7 +19,9 @@ const ENV_MANIFEST: &str = "WIRELAB_MANIFEST";
 
 fn cases() -> Vec<String> {
     let path = std::env::var_os(ENV_MANIFEST).unwrap_or_else(|| {
-        wirelab_bench::fail(format!("{ENV_MANIFEST} is not set; `cargo lab bench` sets it"))
+        wirelab_bench::fail(format!(
+            "{ENV_MANIFEST} is not set; `cargo lab bench` sets it"
+        ))
     });
     wirelab_bench::records::read_json(std::path::Path::new(&path))
         .unwrap_or_else(|e| wirelab_bench::fail(e))

@@ -102,7 +102,13 @@ pub struct Workload<I> {
 
 impl<I> Workload<I> {
     /// Defines a workload.
-    pub fn new(name: impl Into<String>, about: impl Into<String>, bytes: u64, ops: u64, input: I) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        about: impl Into<String>,
+        bytes: u64,
+        ops: u64,
+        input: I,
+    ) -> Self {
         Self {
             info: WorkloadInfo {
                 name: name.into(),
@@ -301,8 +307,11 @@ impl<I: 'static> Definition for Ladder<I> {
         let workloads = (self.workloads)()?;
         let mut cases = Vec::new();
         for w in &workloads {
-            let chosen: Vec<&Variant<I>> =
-                self.variants.iter().filter(|v| pick(&w.info.name, v.name)).collect();
+            let chosen: Vec<&Variant<I>> = self
+                .variants
+                .iter()
+                .filter(|v| pick(&w.info.name, v.name))
+                .collect();
             if chosen.is_empty() {
                 continue;
             }
@@ -439,7 +448,9 @@ impl std::str::FromStr for CaseId {
     fn from_str(s: &str) -> Result<Self, String> {
         let mut parts = s.split('/');
         match (parts.next(), parts.next(), parts.next(), parts.next()) {
-            (Some(e), Some(w), Some(v), None) if !e.is_empty() && !w.is_empty() && !v.is_empty() => {
+            (Some(e), Some(w), Some(v), None)
+                if !e.is_empty() && !w.is_empty() && !v.is_empty() =>
+            {
                 Ok(CaseId {
                     exp: e.to_owned(),
                     workload: w.to_owned(),

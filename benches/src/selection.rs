@@ -96,7 +96,11 @@ impl Selection {
                 variant: None,
             }]
         } else {
-            self.picks.iter().filter(|p| p.exp == exp).cloned().collect()
+            self.picks
+                .iter()
+                .filter(|p| p.exp == exp)
+                .cloned()
+                .collect()
         };
         Selection { picks }
     }

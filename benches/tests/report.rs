@@ -1,7 +1,13 @@
-//! Report rendering: formatting, the headline splice, and a render of synthetic data.
+//! Report rendering: formatting, the marker splice, a render of synthetic data, and the
+//! committed reports reproduced byte for byte from the committed data alone.
 
+use std::collections::BTreeMap;
+use wirelab_bench::catalog::{self, Experiment, VariantInfo, WorkloadInfo};
+use wirelab_bench::paths::{data_file, reports_dir, workspace_root};
+use wirelab_bench::records::{
+    Alloc, ExperimentData, Output, Receipt, Record, Samples, Wall, read_json,
+};
 use wirelab_bench::report;
-use wirelab_bench::results::{Alloc, ExperimentData, Receipt, Row, Wall, WorkloadInfo};
 
 #[test]
 fn formats() {
@@ -16,66 +22,78 @@ fn formats() {
 }
 
 #[test]
-fn headline_splice_replaces_only_between_markers() {
-    let readme = format!(
-        "a\n{}\nold\n{}\nb\n",
-        report::HEADLINE_BEGIN,
-        report::HEADLINE_END
-    );
-    let out = report::splice_headline(&readme, "NEW\n").unwrap();
-    assert_eq!(
-        out,
-        format!(
-            "a\n{}\nNEW\n{}\nb\n",
-            report::HEADLINE_BEGIN,
-            report::HEADLINE_END
-        )
-    );
-    assert!(report::splice_headline("no markers", "x").is_err());
-    let reversed = format!("{}{}", report::HEADLINE_END, report::HEADLINE_BEGIN);
-    assert!(report::splice_headline(&reversed, "x").is_err());
+fn splice_replaces_only_between_markers() {
+    let (b, e) = (report::HEADLINE_BEGIN, report::HEADLINE_END);
+    let out = report::splice(&format!("a\n{b}\nold\n{e}\nb\n"), b, e, "NEW\n").unwrap();
+    assert_eq!(out, format!("a\n{b}\nNEW\n{e}\nb\n"));
+    assert!(report::splice("no markers", b, e, "x").is_err());
+    assert!(report::splice(&format!("{e}{b}"), b, e, "x").is_err());
 }
 
-#[test]
-fn renders_tables_with_ratios_and_originals() {
-    let exp = wirelab_bench::find("latin1").unwrap();
-    let row = |variant: &str, ns: f64, ir: u64, blocks: u64| Row {
-        workload: "ascii-1024".into(),
-        variant: variant.into(),
-        role: exp.variant(variant).unwrap().role,
+fn exp(id: &str) -> Experiment {
+    catalog::experiment(id).unwrap()
+}
+
+fn record(ns: f64, ir: u64, blocks: u64, result: u64, copied: Option<u64>) -> Record {
+    Record {
+        output: Some(Output {
+            len: result,
+            digest: "00".into(),
+            result,
+            copied,
+        }),
         wall: Some(Wall {
             median_ns: ns,
             lower_ns: ns * 0.9,
             upper_ns: ns * 1.1,
+            samples: Samples::default(),
         }),
         instructions: Some(ir),
-        result: None,
-        copied: None,
         alloc: Some(Alloc {
             runs: 4,
             blocks,
             bytes: blocks * 1024,
             peak_bytes: 1024,
         }),
-    };
-    let data = ExperimentData {
-        experiment: "latin1".into(),
+    }
+}
+
+fn data(id: &str, workloads: &[(&str, u64)], cases: &[(&str, &str, Record)]) -> ExperimentData {
+    let variants: Vec<VariantInfo> = exp(id).def.variants();
+    ExperimentData {
+        experiment: id.into(),
         receipt: Receipt {
             command: "cargo lab bench".into(),
             ..Receipt::default()
         },
-        workloads: vec![WorkloadInfo {
-            name: "ascii-1024".into(),
-            about: "x".into(),
-            bytes: 1024,
-            ops: 1,
-        }],
-        rows: vec![
-            row("naive", 400.0, 10_000, 4),
-            row("bulk-into", 40.0, 1_000, 0),
+        variants,
+        workloads: workloads
+            .iter()
+            .map(|(name, bytes)| WorkloadInfo {
+                name: (*name).into(),
+                about: "x".into(),
+                bytes: *bytes,
+                ops: 1,
+            })
+            .collect(),
+        cases: cases
+            .iter()
+            .map(|(w, v, r)| (format!("{id}/{w}/{v}"), r.clone()))
+            .collect::<BTreeMap<_, _>>(),
+    }
+}
+
+#[test]
+fn renders_tables_with_ratios_and_originals() {
+    let d = data(
+        "latin1",
+        &[("ascii-1024", 1024)],
+        &[
+            ("ascii-1024", "naive", record(400.0, 10_000, 4, 0, None)),
+            ("ascii-1024", "bulk-into", record(40.0, 1_000, 0, 0, None)),
         ],
-    };
-    let md = report::render_experiment(exp, &data);
+    );
+    let md = report::render_experiment(&exp("latin1"), &d);
     assert!(
         md.contains("400.00 ns [360.00 ns, 440.00 ns] (1.00x)"),
         "{md}"
@@ -93,56 +111,37 @@ fn renders_tables_with_ratios_and_originals() {
         md.contains("1 blocks, 1.0 KiB"),
         "allocations per operation"
     );
-    assert!(md.contains("| n/a |"), "variants without a row say n/a");
-    let head = report::headline(&[(exp, &data)]);
-    assert!(head.contains("naive → bulk-into"));
-    assert!(head.contains("10.00x"));
+    assert!(md.contains("| n/a |"), "variants without a record say n/a");
+    assert!(md.contains("The peak is not checked"), "{md}");
+    let head = report::headline(&[(exp("latin1"), &d)]);
+    assert!(
+        head.contains("naive → bulk-into") && head.contains("10.00x"),
+        "{head}"
+    );
 }
 
 #[test]
-fn sweep_experiments_get_a_growth_table() {
-    let exp = wirelab_bench::find("octet-push").unwrap();
-    assert!(exp.sweep);
-    let row = |workload: &str, variant: &str, ir: u64| Row {
-        workload: workload.into(),
-        variant: variant.into(),
-        role: exp.variant(variant).unwrap().role,
-        wall: None,
-        instructions: Some(ir),
-        result: None,
-        copied: None,
-        alloc: None,
-    };
-    let info = |name: &str, bytes: u64| WorkloadInfo {
-        name: name.into(),
-        about: "x".into(),
-        bytes,
-        ops: 1,
-    };
-    let data = ExperimentData {
-        experiment: "octet-push".into(),
-        receipt: Receipt::default(),
-        workloads: vec![info("fname-2k", 1000), info("fname-4k", 2000)],
-        rows: vec![
-            row("fname-2k", "naive", 10_000),
-            row("fname-4k", "naive", 40_000),
-            row("fname-2k", "optimized", 5_000),
-            Row {
-                result: Some(1 << 20),
-                copied: Some(512),
-                alloc: Some(Alloc {
-                    runs: 2,
-                    blocks: 8,
-                    bytes: 4096,
-                    peak_bytes: 2048,
-                }),
-                ..row("fname-4k", "optimized", 10_000)
-            },
+fn sweep_experiments_get_a_growth_table_and_outputs() {
+    let d = data(
+        "octet-push",
+        &[("fname-2k", 1000), ("fname-4k", 2000)],
+        &[
+            ("fname-2k", "naive", record(1.0, 10_000, 1, 1 << 20, None)),
+            ("fname-4k", "naive", record(1.0, 40_000, 1, 1 << 20, None)),
+            (
+                "fname-2k",
+                "optimized",
+                record(1.0, 5_000, 1, 1 << 20, None),
+            ),
+            (
+                "fname-4k",
+                "optimized",
+                record(1.0, 10_000, 2, 1 << 20, Some(512)),
+            ),
         ],
-    };
-    let md = report::render_experiment(exp, &data);
+    );
+    let md = report::render_experiment(&exp("octet-push"), &d);
     assert!(md.contains("## Growth (instructions)"), "{md}");
-    // Per input octet, then the growth from the size before.
     assert!(
         md.contains("| fname-2k | 1,000 | 10.0 | 5.0 | not measured |"),
         "{md}"
@@ -151,15 +150,40 @@ fn sweep_experiments_get_a_growth_table() {
         md.contains("| fname-4k | 2,000 | 20.0 (4.00x) | 5.0 (2.00x) | not measured |"),
         "{md}"
     );
-    // The output table: octets decoded, heap bytes allocated and bytes copied per MiB of them.
     assert!(
-        md.contains("1,048,576; 2.0 KiB / MiB; copied 512 B / MiB"),
+        md.contains("1,048,576 (1.000x); 512 B / MiB; copied 512 B / MiB"),
         "{md}"
     );
     assert!(
-        md.contains("bytes copied from one buffer into another per MiB"),
+        md.contains("1,048,576 (1.000x); 256 B / MiB; copied —"),
         "{md}"
     );
-    let latin1 = wirelab_bench::find("latin1").unwrap();
-    assert!(!latin1.sweep, "only size sweeps get the table");
+}
+
+/// `cargo lab report` is a pure function of reports/data: rendering the committed data gives
+/// the committed reports, byte for byte (no build, no shared data, no codec run needed).
+#[test]
+fn committed_data_renders_to_the_committed_reports() {
+    let mut pages = Vec::new();
+    for exp in catalog::experiments() {
+        let id = exp.id();
+        let d: ExperimentData = read_json(&data_file(&id)).unwrap();
+        let committed = std::fs::read_to_string(reports_dir().join(format!("{id}.md"))).unwrap();
+        assert!(
+            report::render_experiment(&exp, &d) == committed,
+            "reports/{id}.md is stale: run `cargo lab report`"
+        );
+        pages.push((exp, d));
+    }
+    let entries: Vec<(Experiment, &ExperimentData)> = pages.iter().map(|(e, d)| (*e, d)).collect();
+    let index = std::fs::read_to_string(reports_dir().join("README.md")).unwrap();
+    assert!(
+        report::render_index(&entries) == index,
+        "reports/README.md is stale"
+    );
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    assert!(
+        report::render_readme(&readme, &entries).unwrap() == readme,
+        "README.md is stale"
+    );
 }

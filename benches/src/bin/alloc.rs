@@ -12,8 +12,8 @@
 //! dhat profiler per process: the lab starts one process per experiment (or per profiled case).
 #![allow(missing_docs)]
 
-use std::alloc::{GlobalAlloc, Layout};
 use clap::Parser;
+use std::alloc::{GlobalAlloc, Layout};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};

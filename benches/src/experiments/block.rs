@@ -233,10 +233,30 @@ fn workloads() -> Result<Vec<Workload<Writes>>, LoadError> {
     let p = Rc::new(pattern());
     let bytes = p.data.len() as u64;
     Ok([
-        ("per-byte-drop", true, false, "every octet written singly; blocks dropped"),
-        ("per-byte-keep", true, true, "every octet written singly; all blocks kept"),
-        ("fields-drop", false, false, "strings written as slices; blocks dropped"),
-        ("fields-keep", false, true, "strings written as slices; all blocks kept"),
+        (
+            "per-byte-drop",
+            true,
+            false,
+            "every octet written singly; blocks dropped",
+        ),
+        (
+            "per-byte-keep",
+            true,
+            true,
+            "every octet written singly; all blocks kept",
+        ),
+        (
+            "fields-drop",
+            false,
+            false,
+            "strings written as slices; blocks dropped",
+        ),
+        (
+            "fields-keep",
+            false,
+            true,
+            "strings written as slices; all blocks kept",
+        ),
     ]
     .into_iter()
     .map(|(name, per_byte, keep, about)| {

@@ -84,7 +84,9 @@ fn workloads() -> Result<Vec<Workload<Pushed>>, LoadError> {
     };
     let mut out = Vec::new();
     for path in data::files(&dir.join("corpus"))? {
-        let file = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let file = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         if file.ends_with(".md") || file.starts_with("LICENSE") {
             continue;
         }

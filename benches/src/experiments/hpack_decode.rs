@@ -8,10 +8,13 @@ use std::rc::Rc;
 use wirelab::hpack::{Decoder, Encoder, Indexing};
 use wirelab_baselines::hpack::NaiveDecoder;
 
-/// One workload's input: header blocks grouped by story (a fresh decoder per story), each with
-/// the SETTINGS_HEADER_TABLE_SIZE in force where the story says.
+/// Header blocks grouped by story, each with the SETTINGS_HEADER_TABLE_SIZE in force where the
+/// story says.
+type Stories = Vec<Vec<(Vec<u8>, Option<usize>)>>;
+
+/// One workload's input: header blocks grouped by story (a fresh decoder per story).
 pub struct Blocks {
-    blocks: Rc<Vec<Vec<(Vec<u8>, Option<usize>)>>>,
+    blocks: Rc<Stories>,
     /// Keep one decoder across runs (blocks without indexing: steady state).
     reuse: bool,
 }
@@ -120,20 +123,24 @@ fn optimized(i: &Blocks) -> Option<Runner> {
 
 fn httlib(i: &Blocks) -> Option<Runner> {
     let (mut dst, mut buf) = (Vec::new(), Vec::new());
-    decoding(i, httlib_hpack::Decoder::default, move |dec, b, size, sink| {
-        if let Some(s) = size {
-            dec.set_max_dynamic_size(s as u32);
-        }
-        // Its API drains a Vec: the block is copied in.
-        buf.clear();
-        buf.extend_from_slice(b);
-        dst.clear();
-        dec.decode(&mut buf, &mut dst).expect("valid block");
-        for (name, value, _) in &dst {
-            emit_header(sink, name, value);
-        }
-        dst.len() as u64
-    })
+    decoding(
+        i,
+        httlib_hpack::Decoder::default,
+        move |dec, b, size, sink| {
+            if let Some(s) = size {
+                dec.set_max_dynamic_size(s as u32);
+            }
+            // Its API drains a Vec: the block is copied in.
+            buf.clear();
+            buf.extend_from_slice(b);
+            dst.clear();
+            dec.decode(&mut buf, &mut dst).expect("valid block");
+            for (name, value, _) in &dst {
+                emit_header(sink, name, value);
+            }
+            dst.len() as u64
+        },
+    )
 }
 
 fn loona(i: &Blocks) -> Option<Runner> {
@@ -178,9 +185,14 @@ fn workloads() -> Result<Vec<Workload<Blocks>>, LoadError> {
 
 /// Every block of one hpack-test-case folder, a fresh decoder per story.
 fn story_workload(folder: &str, stories: &[stories::Story]) -> Workload<Blocks> {
-    let blocks: Vec<Vec<(Vec<u8>, Option<usize>)>> = stories
+    let blocks: Stories = stories
         .iter()
-        .map(|s| s.cases.iter().map(|c| (c.wire.clone(), c.table_size)).collect())
+        .map(|s| {
+            s.cases
+                .iter()
+                .map(|c| (c.wire.clone(), c.table_size))
+                .collect()
+        })
         .collect();
     let count: usize = blocks.iter().map(Vec::len).sum();
     let bytes: usize = blocks.iter().flatten().map(|b| b.0.len()).sum();

@@ -10,10 +10,13 @@ use wirelab::hpack::{Encoder, HuffmanMode, Indexing};
 use wirelab_baselines::block::LockingWriter;
 use wirelab_baselines::hpack::{NaiveEncoder, StringCoder};
 
+/// Header lists grouped by story.
+type Stories = Vec<Vec<Vec<(String, String)>>>;
+
 /// One workload's input: header lists grouped by story (a fresh encoder per story), each list
 /// encoded as one block, in one Huffman mode and indexing policy.
 pub struct Lists {
-    lists: Rc<Vec<Vec<Vec<(String, String)>>>>,
+    lists: Rc<Stories>,
     mode: HuffmanMode,
     indexing: Indexing,
 }
@@ -158,11 +161,15 @@ fn pairs(l: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
 
 fn naive(i: &Lists) -> Option<Runner> {
     let (mode, indexing) = (i.mode, i.indexing);
-    encoding(i, move || NaiveEncoder::new(mode, indexing), |e, l, sink| {
-        let b = e.encode_str(pairs(l));
-        emit_block(sink, &b);
-        b.len()
-    })
+    encoding(
+        i,
+        move || NaiveEncoder::new(mode, indexing),
+        |e, l, sink| {
+            let b = e.encode_str(pairs(l));
+            emit_block(sink, &b);
+            b.len()
+        },
+    )
 }
 
 fn slice_huffman(i: &Lists) -> Option<Runner> {
@@ -236,7 +243,10 @@ fn workloads() -> Result<Vec<Workload<Lists>>, LoadError> {
             .collect(),
     ]]);
     let octets: usize = BROWSER_REQUEST.iter().map(|(_, v)| v.len()).sum();
-    let bytes: u64 = BROWSER_REQUEST.iter().map(|(a, b)| (a.len() + b.len()) as u64).sum();
+    let bytes: u64 = BROWSER_REQUEST
+        .iter()
+        .map(|(a, b)| (a.len() + b.len()) as u64)
+        .sum();
     let mut out: Vec<Workload<Lists>> = MODES
         .into_iter()
         .map(|(name, mode)| {
@@ -260,7 +270,7 @@ fn workloads() -> Result<Vec<Workload<Lists>>, LoadError> {
 /// Every header list of hpack-test-case's raw-data stories, with incremental indexing, in
 /// default and raw mode.
 fn story_workloads(stories: &[stories::Story]) -> Vec<Workload<Lists>> {
-    let lists: Rc<Vec<Vec<Vec<(String, String)>>>> = Rc::new(
+    let lists: Rc<Stories> = Rc::new(
         stories
             .iter()
             .map(|s| s.cases.iter().map(|c| c.headers.clone()).collect())

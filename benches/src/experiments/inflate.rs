@@ -130,4 +130,3 @@ fn workloads() -> Result<Vec<Workload<Pushed>>, LoadError> {
     })
     .collect())
 }
-

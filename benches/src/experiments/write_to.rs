@@ -39,13 +39,21 @@ per 1,000 operations (frames, messages). Targets: direct makes 0 heap allocation
             name: "temp-4k",
             role: Role::Baseline,
             about: "4 KiB temporary array per call (wirelab_baselines::write_to::write_to_temp_4k)",
-            build: |f| writing(f, |b, w| wirelab_baselines::write_to::write_to_temp_4k(b, w)),
+            build: |f| {
+                writing(f, |b, w| {
+                    wirelab_baselines::write_to::write_to_temp_4k(b, w)
+                })
+            },
         },
         Variant {
             name: "temp-fitted",
             role: Role::Step,
             about: "min(remaining, 4 KiB) temporary once per call (the Jetty fix)",
-            build: |f| writing(f, |b, w| wirelab_baselines::write_to::write_to_temp_fitted(b, w)),
+            build: |f| {
+                writing(f, |b, w| {
+                    wirelab_baselines::write_to::write_to_temp_fitted(b, w)
+                })
+            },
         },
         Variant {
             name: "direct",

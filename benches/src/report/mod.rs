@@ -9,13 +9,31 @@ mod tables;
 
 pub use format::{fmt_bytes, fmt_count, fmt_ns, fmt_ratio};
 pub use index::{
-    EXPERIMENTS_BEGIN, EXPERIMENTS_END, HEADLINE_BEGIN, HEADLINE_END, experiments_table,
-    headline, render_index, splice,
+    EXPERIMENTS_BEGIN, EXPERIMENTS_END, HEADLINE_BEGIN, HEADLINE_END, experiments_table, headline,
+    render_index, splice,
 };
 
-use crate::catalog::{Experiment, UNSEEDED_TOLERANCE};
+use crate::catalog::{self, Experiment, UNSEEDED_TOLERANCE};
 use crate::records::{ExperimentData, Receipt};
 use std::fmt::Write as _;
+
+/// The README (`text`) with its generated headline and experiment tables replaced.
+///
+/// # Errors
+///
+/// When a pair of markers is missing or out of order.
+pub fn render_readme(
+    text: &str,
+    entries: &[(Experiment, &ExperimentData)],
+) -> Result<String, String> {
+    let text = splice(text, HEADLINE_BEGIN, HEADLINE_END, &headline(entries))?;
+    splice(
+        &text,
+        EXPERIMENTS_BEGIN,
+        EXPERIMENTS_END,
+        &experiments_table(&catalog::experiments()),
+    )
+}
 
 /// Renders `reports/<exp>.md`.
 pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
@@ -72,7 +90,9 @@ fn intro(exp: &Experiment, data: &ExperimentData) -> String {
 }
 
 fn wall_section(exp: &Experiment, data: &ExperimentData) -> String {
-    let mut out = String::from("\n## Wall time (criterion)\n\nMedian time per run, its 95 % confidence interval, and the ratio baseline / variant (higher is faster). The last column is the original change's published figures and the ratio they imply.\n\n");
+    let mut out = String::from(
+        "\n## Wall time (criterion)\n\nMedian time per run, its 95 % confidence interval, and the ratio baseline / variant (higher is faster). The last column is the original change's published figures and the ratio they imply.\n\n",
+    );
     out.push_str(&tables::table(
         data,
         Some(exp.meta().originals),
@@ -82,7 +102,9 @@ fn wall_section(exp: &Experiment, data: &ExperimentData) -> String {
 }
 
 fn icount_section(exp: &Experiment, data: &ExperimentData) -> String {
-    let mut out = String::from("\n## Instructions (gungraun / callgrind)\n\nInstructions executed by one run (setup and the first run excluded), and the ratio baseline / variant. Deterministic for a given binary (the lab builds and runs it from a mirror of the workspace in a fixed folder, in a fixed environment), except where noted: `cargo lab check` re-measures them.\n\n");
+    let mut out = String::from(
+        "\n## Instructions (gungraun / callgrind)\n\nInstructions executed by one run (setup and the first run excluded), and the ratio baseline / variant. Deterministic for a given binary (the lab builds and runs it from a mirror of the workspace in a fixed folder, in a fixed environment), except where noted: `cargo lab check` re-measures them.\n\n",
+    );
     out.push_str(&tables::table(data, None, tables::icount_cell));
     for (variant, why) in exp.meta().unseeded {
         let _ = writeln!(

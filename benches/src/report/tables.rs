@@ -138,11 +138,9 @@ pub fn growth_table(data: &ExperimentData) -> String {
             let text = match (ir, before) {
                 (None, _) => "not measured".to_owned(),
                 (Some(ir), None) => format!("{:.1}", per_octet(ir)),
-                (Some(ir), Some(b)) => format!(
-                    "{:.1} ({:.2}x)",
-                    per_octet(ir),
-                    ir as f64 / b.max(1) as f64
-                ),
+                (Some(ir), Some(b)) => {
+                    format!("{:.1} ({:.2}x)", per_octet(ir), ir as f64 / b.max(1) as f64)
+                }
             };
             let _ = write!(out, " {text} |");
         }

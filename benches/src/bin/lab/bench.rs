@@ -26,7 +26,10 @@ pub struct Args {
 }
 
 fn phase(n: usize, what: &str, started: Instant) {
-    eprintln!("\n=== [{n}/4] {what} (elapsed {:.0?}) ===", started.elapsed());
+    eprintln!(
+        "\n=== [{n}/4] {what} (elapsed {:.0?}) ===",
+        started.elapsed()
+    );
 }
 
 /// Runs the bench.
@@ -81,9 +84,9 @@ fn print_summary(data: &ExperimentData) {
     for (id, r) in &data.cases {
         let wall = r.wall.as_ref().map_or("-".into(), |w| fmt_ns(w.median_ns));
         let ir = r.instructions.map_or("-".into(), fmt_count);
-        let blocks = r
-            .alloc
-            .map_or("-".into(), |a| format!("{:.2}", a.blocks as f64 / a.runs as f64));
+        let blocks = r.alloc.map_or("-".into(), |a| {
+            format!("{:.2}", a.blocks as f64 / a.runs as f64)
+        });
         println!("{id:<50} {wall:>12} {ir:>15} instr {blocks:>9} blocks/run");
     }
 }

@@ -51,8 +51,10 @@ fn check_page(exp: &Experiment, rustc: &str, problems: &mut Vec<String>) -> Resu
     };
     let exact = committed.receipt.rustc == rustc;
     let outputs: Verification = read_json(&Metric::Verify.file(&id)).map_err(anyhow::Error::msg)?;
-    let icounts: BTreeMap<String, u64> = read_json(&Metric::Instructions.file(&id)).map_err(anyhow::Error::msg)?;
-    let allocs: BTreeMap<String, Alloc> = read_json(&Metric::Alloc.file(&id)).map_err(anyhow::Error::msg)?;
+    let icounts: BTreeMap<String, u64> =
+        read_json(&Metric::Instructions.file(&id)).map_err(anyhow::Error::msg)?;
+    let allocs: BTreeMap<String, Alloc> =
+        read_json(&Metric::Alloc.file(&id)).map_err(anyhow::Error::msg)?;
     let mut compared = 0;
     for (case, output) in &outputs.outputs {
         let Some(old) = committed.cases.get(case) else {
@@ -61,17 +63,31 @@ fn check_page(exp: &Experiment, rustc: &str, problems: &mut Vec<String>) -> Resu
         };
         compared += 1;
         if old.output.as_ref().map(|o| &o.digest) != Some(&output.digest) {
-            problems.push(format!("{case}: its output changed (digest differs from the recorded one)"));
+            problems.push(format!(
+                "{case}: its output changed (digest differs from the recorded one)"
+            ));
         }
         let variant = case.rsplit('/').next().unwrap_or("");
         let unseeded = exp.meta().unseeded.iter().any(|(v, _)| *v == variant);
-        check_icount(case, old, icounts.get(case).copied(), exact && !unseeded, problems);
+        check_icount(
+            case,
+            old,
+            icounts.get(case).copied(),
+            exact && !unseeded,
+            problems,
+        );
         check_alloc(case, old, allocs.get(case), problems);
     }
     Ok(compared)
 }
 
-fn check_icount(case: &str, old: &Record, new: Option<u64>, exact: bool, problems: &mut Vec<String>) {
+fn check_icount(
+    case: &str,
+    old: &Record,
+    new: Option<u64>,
+    exact: bool,
+    problems: &mut Vec<String>,
+) {
     let (Some(old), Some(new)) = (old.instructions, new) else {
         problems.push(format!("{case}: instructions not recorded or not measured"));
         return;
@@ -81,7 +97,11 @@ fn check_icount(case: &str, old: &Record, new: Option<u64>, exact: bool, problem
         problems.push(format!(
             "{case}: instructions {old} recorded, {new} measured ({:+.2} %{})",
             (new as f64 / old.max(1) as f64 - 1.0) * 100.0,
-            if exact { ", same toolchain: must be equal" } else { "" }
+            if exact {
+                ", same toolchain: must be equal"
+            } else {
+                ""
+            }
         ));
     }
 }

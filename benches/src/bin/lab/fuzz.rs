@@ -21,8 +21,10 @@ pub fn targets(root: &Path) -> Result<Vec<String>> {
         name: String,
     }
     let path = root.join("fuzz").join("Cargo.toml");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let manifest: Manifest = toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let manifest: Manifest =
+        toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     Ok(manifest.bin.into_iter().map(|b| b.name).collect())
 }
 
@@ -35,7 +37,10 @@ pub fn run_targets(target: &str, seconds: u64, asan: bool, seed: Option<u64>) ->
     } else if all.iter().any(|t| t == target) {
         vec![target.to_owned()]
     } else {
-        bail!("unknown fuzz target `{target}`; the targets: {}", all.join(", "));
+        bail!(
+            "unknown fuzz target `{target}`; the targets: {}",
+            all.join(", ")
+        );
     };
     ensure_cargo_fuzz(&root)?;
     build(&root, asan)?;
@@ -156,7 +161,11 @@ fn derive_hpack_inputs(stories: &Path, out: &Path) -> Result<()> {
             }
             let story = stories::parse(&file, &wirelab_bench::data::read(&file)?)?;
             let mut input = vec![3 | 3 << 3];
-            for case in story.cases.iter().filter(|c| c.wire.len() <= usize::from(u16::MAX)) {
+            for case in story
+                .cases
+                .iter()
+                .filter(|c| c.wire.len() <= usize::from(u16::MAX))
+            {
                 input.extend_from_slice(&(case.wire.len() as u16).to_be_bytes());
                 input.extend_from_slice(&case.wire);
             }

@@ -47,7 +47,11 @@ pub fn alloc(sel: &Selection) -> Result<()> {
     for (n, exp) in sel.experiments().iter().enumerate() {
         let id = exp.id();
         remove(&Metric::Alloc.file(&id))?;
-        eprintln!("lab: allocations of {id} (experiment {} of {})", n + 1, sel.experiments().len());
+        eprintln!(
+            "lab: allocations of {id} (experiment {} of {})",
+            n + 1,
+            sel.experiments().len()
+        );
         run(
             cargo_run("alloc", exp.backend).arg(sel.narrowed_to(&id).to_string()),
             "allocation harness (dhat)",
@@ -82,7 +86,8 @@ pub fn icount(sel: &Selection) -> Result<()> {
         let id = exp.id();
         remove(&gungraun_dir())?;
         remove(&Metric::Instructions.file(&id))?;
-        let verified: Verification = read_json(&Metric::Verify.file(&id)).map_err(anyhow::Error::msg)?;
+        let verified: Verification =
+            read_json(&Metric::Verify.file(&id)).map_err(anyhow::Error::msg)?;
         let cases: Vec<String> = verified.outputs.into_keys().collect();
         write_json(&manifest_file(), &cases).map_err(anyhow::Error::msg)?;
         eprintln!(
@@ -108,9 +113,15 @@ fn gungraun_command(feature_args: &[String], data: Option<&Path>) -> Command {
         .args(["--bench", "icount", "--", "--save-summary=json"])
         .env_clear()
         .envs(
-            ["PATH", "HOME", "CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"]
-                .iter()
-                .filter_map(|k| std::env::var_os(k).map(|v| (*k, v))),
+            [
+                "PATH",
+                "HOME",
+                "CARGO_HOME",
+                "RUSTUP_HOME",
+                "RUSTUP_TOOLCHAIN",
+            ]
+            .iter()
+            .filter_map(|k| std::env::var_os(k).map(|v| (*k, v))),
         )
         .env("CARGO_TARGET_DIR", icount_target_dir())
         .env("CARGO_ENCODED_RUSTFLAGS", remap_flags())

@@ -18,12 +18,15 @@ pub fn run(sel: &Selection) -> Result<()> {
             read_json(&Metric::Verify.file(&exp.id())).map_err(anyhow::Error::msg)?;
         for case in verified.outputs.keys() {
             let id: CaseId = case.parse().map_err(anyhow::Error::msg)?;
-            let dir = lab_dir().join("profile").join(&id.exp).join(&id.workload).join(&id.variant);
+            let dir = lab_dir()
+                .join("profile")
+                .join(&id.exp)
+                .join(&id.workload)
+                .join(&id.variant);
             std::fs::create_dir_all(&dir)?;
             eprintln!("lab: profiling {case}");
             run_cmd(
-                cargo_run("alloc", exp.backend)
-                    .args(["--profile", &dir.to_string_lossy(), case]),
+                cargo_run("alloc", exp.backend).args(["--profile", &dir.to_string_lossy(), case]),
                 "allocation profile (dhat)",
             )?;
             written.push(dir.join("dhat-heap.json"));
@@ -31,7 +34,10 @@ pub fn run(sel: &Selection) -> Result<()> {
     }
     println!("\nDHAT profiles (steady-state runs only; setup and the warm-up run excluded):");
     for p in &written {
-        println!("  {}", p.strip_prefix(workspace_root()).unwrap_or(p).display());
+        println!(
+            "  {}",
+            p.strip_prefix(workspace_root()).unwrap_or(p).display()
+        );
     }
     println!(
         "Open one in DHAT's viewer: https://nnethercote.github.io/dh_view/dh_view.html \

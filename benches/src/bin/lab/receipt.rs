@@ -45,11 +45,21 @@ struct Node {
 /// The crates a receipt names, with their versions.
 pub fn crate_versions() -> Result<BTreeMap<String, String>> {
     let out = Command::new("cargo")
-        .args(["metadata", "--format-version", "1", "--all-features", "--locked"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--all-features",
+            "--locked",
+        ])
         .current_dir(workspace_root())
         .output()
         .context("running cargo metadata")?;
-    anyhow::ensure!(out.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
+    anyhow::ensure!(
+        out.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let meta: Metadata = serde_json::from_slice(&out.stdout).context("reading cargo metadata")?;
     let members: BTreeSet<&str> = meta.workspace_members.iter().map(String::as_str).collect();
     let mut names: BTreeSet<String> = meta
@@ -62,7 +72,10 @@ pub fn crate_versions() -> Result<BTreeMap<String, String>> {
     let mut versions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for p in &meta.packages {
         if !members.contains(p.id.as_str()) && names.contains(&p.name.replace('_', "-")) {
-            versions.entry(p.name.clone()).or_default().insert(p.version.clone());
+            versions
+                .entry(p.name.clone())
+                .or_default()
+                .insert(p.version.clone());
         }
     }
     Ok(versions
@@ -93,7 +106,11 @@ fn flate2_closure(meta: &Metadata) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
     while let Some(id) = todo.pop() {
         if seen.insert(id) {
-            todo.extend(deps.get(id).into_iter().flat_map(|d| d.iter().map(String::as_str)));
+            todo.extend(
+                deps.get(id)
+                    .into_iter()
+                    .flat_map(|d| d.iter().map(String::as_str)),
+            );
         }
     }
     seen.iter()
@@ -121,7 +138,11 @@ pub fn make(quick: bool) -> Result<Receipt> {
         .map_or_else(|| "unknown".to_owned(), |s| s.trim().to_owned());
     let args: Vec<String> = std::env::args().skip(1).collect();
     Ok(Receipt {
-        commit: if dirty { format!("{commit}-dirty") } else { commit },
+        commit: if dirty {
+            format!("{commit}-dirty")
+        } else {
+            commit
+        },
         rustc: output_of("rustc", &["-vV"]).unwrap_or_default(),
         cpu,
         cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),

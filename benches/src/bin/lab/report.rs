@@ -38,7 +38,10 @@ pub fn publish(fresh: Vec<ExperimentData>) -> Result<()> {
         pages.push((exp, data));
     }
     let entries: Vec<(Experiment, &ExperimentData)> = pages.iter().map(|(e, d)| (*e, d)).collect();
-    files.push((reports_dir().join("README.md"), report::render_index(&entries)));
+    files.push((
+        reports_dir().join("README.md"),
+        report::render_index(&entries),
+    ));
     files.push((workspace_root().join("README.md"), readme(&entries)?));
     for (path, text) in &files {
         write_atomically(path, text.as_bytes()).map_err(anyhow::Error::msg)?;
@@ -48,21 +51,9 @@ pub fn publish(fresh: Vec<ExperimentData>) -> Result<()> {
 }
 
 /// The README with its generated headline and experiment tables replaced.
-pub fn readme(entries: &[(Experiment, &ExperimentData)]) -> Result<String> {
+fn readme(entries: &[(Experiment, &ExperimentData)]) -> Result<String> {
     let path = workspace_root().join("README.md");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let text = report::splice(
-        &text,
-        report::HEADLINE_BEGIN,
-        report::HEADLINE_END,
-        &report::headline(entries),
-    )
-    .map_err(anyhow::Error::msg)?;
-    report::splice(
-        &text,
-        report::EXPERIMENTS_BEGIN,
-        report::EXPERIMENTS_END,
-        &report::experiments_table(&catalog::experiments()),
-    )
-    .map_err(anyhow::Error::msg)
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    report::render_readme(&text, entries).map_err(anyhow::Error::msg)
 }

@@ -77,7 +77,12 @@ pub fn by_backend(sel: &Selection) -> Vec<(Backend, Selection)> {
     }
     out.sort_by_key(|(b, _)| *b != Backend::MinizOxide);
     out.into_iter()
-        .map(|(b, parts)| (b, Selection::parse(&parts).expect("parts of a valid selection")))
+        .map(|(b, parts)| {
+            (
+                b,
+                Selection::parse(&parts).expect("parts of a valid selection"),
+            )
+        })
         .collect()
 }
 

@@ -19,7 +19,9 @@ pub fn run(sel: &Selection) -> Result<usize> {
                 backend.cargo_args().join(" ")
             );
             crate::tools::run(
-                cargo_run("lab", backend).arg("verify").arg(part.to_string()),
+                cargo_run("lab", backend)
+                    .arg("verify")
+                    .arg(part.to_string()),
                 "verification in the other backend's build",
             )?;
             continue;
@@ -73,9 +75,15 @@ fn print_table(
     exp: &str,
     variants: &[VariantInfo],
     workloads: &[WorkloadInfo],
-    cells: &BTreeMap<(String, String), Check>) {
+    cells: &BTreeMap<(String, String), Check>,
+) {
     println!("{exp}");
-    let width = variants.iter().map(|v| v.name.len()).max().unwrap_or(4).max(4);
+    let width = variants
+        .iter()
+        .map(|v| v.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     print!("  {:<18}", "workload");
     for v in variants {
         print!(" {:>width$}", v.name);

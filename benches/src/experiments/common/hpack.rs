@@ -91,7 +91,6 @@ pub fn decode_framed(out: &[u8]) -> Vec<u8> {
     text
 }
 
-
 /// The strings both Huffman experiments code: (name, what, octets).
 pub fn huffman_inputs() -> Vec<(&'static str, String, Vec<u8>)> {
     let ua = BROWSER_REQUEST[4].1;

@@ -58,9 +58,30 @@ pub fn random(n: usize, seed: u64) -> Vec<u8> {
 /// Compressible text: words drawn from a small vocabulary (compresses about 3:1).
 pub fn compressible(n: usize, seed: u64) -> Vec<u8> {
     const WORDS: &[&str] = &[
-        "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "header", "value",
-        "stream", "frame", "window", "gzip", "deflate", "server", "client", "request",
-        "response", "content", "encoding", "transfer", "chunked", "keep-alive",
+        "the",
+        "quick",
+        "brown",
+        "fox",
+        "jumps",
+        "over",
+        "lazy",
+        "dog",
+        "header",
+        "value",
+        "stream",
+        "frame",
+        "window",
+        "gzip",
+        "deflate",
+        "server",
+        "client",
+        "request",
+        "response",
+        "content",
+        "encoding",
+        "transfer",
+        "chunked",
+        "keep-alive",
     ];
     let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(n + 16);

@@ -77,7 +77,11 @@ pub fn flate2_stream(p: &Pushed) -> Option<Runner> {
         loop {
             let (in0, out0) = (d.total_in(), d.total_out());
             let st = d
-                .decompress(&flat[in0 as usize..], &mut out, flate2::FlushDecompress::None)
+                .decompress(
+                    &flat[in0 as usize..],
+                    &mut out,
+                    flate2::FlushDecompress::None,
+                )
                 .expect("valid stream");
             let produced = (d.total_out() - out0) as usize;
             sink.emit(&out[..produced]);
@@ -171,4 +175,3 @@ impl Read for PiecesReader<'_> {
         Ok(n)
     }
 }
-

@@ -39,7 +39,10 @@ struct CaseFile {
 
 fn hex(s: &str) -> Result<Vec<u8>, String> {
     if s.len() % 2 != 0 {
-        return Err(format!("wire has an odd number of hex digits ({})", s.len()));
+        return Err(format!(
+            "wire has an odd number of hex digits ({})",
+            s.len()
+        ));
     }
     (0..s.len() / 2)
         .map(|i| {
