@@ -10,26 +10,51 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Duration;
 use wirelab_bench::catalog::{self, CaseId, Group, Sink};
-use wirelab_bench::records::{Metric, Samples, Wall, read_json, write_json};
+use wirelab_bench::progress::Progress;
+use wirelab_bench::records::{Metric, Samples, Verification, Wall, read_json, write_json};
 use wirelab_bench::{fail, paths};
 
 fn main() {
     let quick = wirelab_bench::quick_from_env();
     let sel = wirelab_bench::selection_from_env().unwrap_or_else(|e| fail(e));
-    let mut c = Criterion::default();
-    if quick {
-        c = c
-            .warm_up_time(Duration::from_millis(300))
-            .measurement_time(Duration::from_millis(700));
-    }
-    let mut c = c.without_plots().configure_from_args();
+    let (warm_up, measurement) = if quick { QUICK } else { FULL };
+    let mut c = Criterion::default()
+        .warm_up_time(warm_up)
+        .measurement_time(measurement)
+        .without_plots()
+        .configure_from_args();
+    let mut progress = Progress::new("wall", planned_cases(&sel));
     for group in catalog::walk(&sel) {
         let group = group.unwrap_or_else(|e| fail(e));
         let exp = group.exp.id();
-        let measured = measure(&mut c, group, quick);
+        let measured = measure(&mut c, group, quick, &mut progress);
         write_records(&exp, &measured);
     }
+    if !test_mode() {
+        progress.finish();
+    }
     c.final_summary();
+}
+
+/// criterion's test mode (`--test`, `--list`): each benchmark runs once, nothing is measured.
+fn test_mode() -> bool {
+    std::env::args().any(|a| a == "--test" || a == "--list")
+}
+
+/// Warm-up and measurement time per case of a full run (criterion's defaults are 3 s and 5 s;
+/// the reports' notes compare the intervals).
+const FULL: (Duration, Duration) = (Duration::from_millis(500), Duration::from_millis(2000));
+/// The same for `--quick` (rough numbers, 20 samples).
+const QUICK: (Duration, Duration) = (Duration::from_millis(200), Duration::from_millis(400));
+
+/// The cases this run will measure, one cell each, as the run's verification recorded them
+/// (for the progress line; empty when no verification was recorded).
+fn planned_cases(sel: &wirelab_bench::selection::Selection) -> Vec<(String, usize)> {
+    sel.experiments()
+        .iter()
+        .filter_map(|e| read_json::<Verification>(&Metric::Verify.file(&e.id())).ok())
+        .flat_map(|v| v.outputs.into_keys().map(|k| (k, 1)))
+        .collect()
 }
 
 /// Samples per case: runs that take milliseconds (whole-pattern workloads) get fewer.
@@ -44,10 +69,11 @@ fn sample_size(baseline: Duration, quick: bool) -> usize {
 }
 
 /// Verifies and times every case of one experiment page; returns their ids.
-fn measure(c: &mut Criterion, group: Group, quick: bool) -> Vec<CaseId> {
+fn measure(c: &mut Criterion, group: Group, quick: bool, progress: &mut Progress) -> Vec<CaseId> {
     let mut bench = c.benchmark_group(group.exp.id());
     let mut measured = Vec::new();
     for mut case in group.cases {
+        progress.step(&case.id.to_string());
         case.verified().unwrap_or_else(|e| fail(e));
         bench.throughput(Throughput::Bytes(case.workload.bytes));
         bench.sample_size(sample_size(case.baseline_time, quick));
@@ -111,7 +137,7 @@ fn read_wall(id: &CaseId) -> Result<Wall, String> {
 /// Writes the cases' wall records. In criterion's test mode (`--test`) nothing was measured
 /// and nothing is written.
 fn write_records(exp: &str, measured: &[CaseId]) {
-    if std::env::args().any(|a| a == "--test" || a == "--list") {
+    if test_mode() {
         return;
     }
     let mut records = BTreeMap::new();

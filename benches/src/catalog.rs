@@ -13,7 +13,9 @@
 //! in a build with that backend.
 
 use crate::data::LoadError;
+use crate::records::Output;
 use crate::selection::Selection;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -264,12 +266,13 @@ pub trait Definition: Sync {
     fn meta(&self) -> &Meta;
     /// The variants, baseline first.
     fn variants(&self) -> Vec<VariantInfo>;
-    /// Loads the workloads and builds the cases `pick` selects (by workload and variant name).
+    /// Loads the workloads and builds the cases `pick` selects (by workload and variant name),
+    /// with the baseline's output on each selected workload when `baseline` is set.
     ///
     /// # Errors
     ///
     /// When a data file is missing or malformed.
-    fn load(&self, pick: &dyn Fn(&str, &str) -> bool) -> Result<Loaded, LoadError>;
+    fn load(&self, pick: &dyn Fn(&str, &str) -> bool, baseline: bool) -> Result<Loaded, LoadError>;
 }
 
 /// What [`Definition::load`] built: every workload, and the selected cases.
@@ -288,7 +291,7 @@ pub struct LoadedCase {
     pub variant: VariantInfo,
     /// Its runner.
     pub runner: Runner,
-    /// The baseline's output on this workload.
+    /// The baseline's output on this workload (empty when loaded without the baseline).
     pub expected: Rc<[u8]>,
     /// How long the baseline's run that produced `expected` took.
     pub baseline_time: Duration,
@@ -303,7 +306,7 @@ impl<I: 'static> Definition for Ladder<I> {
         self.variants.iter().map(Variant::info).collect()
     }
 
-    fn load(&self, pick: &dyn Fn(&str, &str) -> bool) -> Result<Loaded, LoadError> {
+    fn load(&self, pick: &dyn Fn(&str, &str) -> bool, baseline: bool) -> Result<Loaded, LoadError> {
         let workloads = (self.workloads)()?;
         let mut cases = Vec::new();
         for w in &workloads {
@@ -315,7 +318,11 @@ impl<I: 'static> Definition for Ladder<I> {
             if chosen.is_empty() {
                 continue;
             }
-            let (expected, baseline_time) = self.baseline_output(w);
+            let (expected, baseline_time) = if baseline {
+                self.baseline_output(w)
+            } else {
+                (Rc::from(&[][..]), Duration::ZERO)
+            };
             let info = Rc::new(w.info.clone());
             for v in chosen {
                 if let Some(runner) = (v.build)(&w.input) {
@@ -472,12 +479,22 @@ pub struct Case {
     pub workload: Rc<WorkloadInfo>,
     /// Its runner.
     pub runner: Runner,
-    /// The baseline's output on this workload.
-    pub expected: Rc<[u8]>,
+    /// The output it must produce.
+    pub expected: Expected,
     /// How long one run of the baseline took on this workload (harnesses size their sampling
-    /// by it).
+    /// by it; zero when the walk did not run the baseline).
     pub baseline_time: Duration,
     equivalence: Option<Canonicalize>,
+}
+
+/// What a case's output is checked against.
+#[derive(Clone, Debug)]
+pub enum Expected {
+    /// The baseline's output on the workload (byte for byte, or in canonical form for a peer).
+    Baseline(Rc<[u8]>),
+    /// The SHA-256 digest of this case's own output when it was verified against the baseline
+    /// earlier in the run: the measuring process then need not run the baseline again.
+    Digest(String),
 }
 
 /// What one verifying run of a case gave.
@@ -502,20 +519,35 @@ impl Case {
         let result = (self.runner)(&mut sink);
         let copied = sink.copied();
         let output = sink.into_bytes();
-        let check = match (compare(&output, &self.expected), self.equivalence) {
-            (Check::Mismatch { .. }, Some(canon)) if self.role == Role::Peer => {
-                match compare(&canon(&output), &canon(&self.expected)) {
-                    Check::Pass => Check::Equivalent,
-                    other => other,
+        let check = match &self.expected {
+            Expected::Baseline(expected) => self.against(&output, expected),
+            Expected::Digest(digest) => {
+                if Output::of(&output, result, copied).digest == *digest {
+                    Check::Pass
+                } else {
+                    Check::Changed
                 }
             }
-            (other, _) => other,
         };
         Verified {
             check,
             output,
             result,
             copied,
+        }
+    }
+
+    /// Checks `output` against the baseline's `expected`: byte for byte, or, for a peer of an
+    /// experiment with an equivalence, in canonical form.
+    fn against(&self, output: &[u8], expected: &[u8]) -> Check {
+        match (compare(output, expected), self.equivalence) {
+            (Check::Mismatch { .. }, Some(canon)) if self.role == Role::Peer => {
+                match compare(&canon(output), &canon(expected)) {
+                    Check::Pass => Check::Equivalent,
+                    other => other,
+                }
+            }
+            (other, _) => other,
         }
     }
 
@@ -571,18 +603,35 @@ impl fmt::Display for WalkError {
 impl std::error::Error for WalkError {}
 
 /// The one walk over the catalog: for every experiment page of `sel`, in catalog order, its
-/// selected cases (case id, runner, expected output). Pages are loaded one at a time, as the
-/// iterator is advanced, so only one page's inputs are in memory at once.
+/// selected cases (case id, runner, expected output: the baseline's). Pages are loaded one at a
+/// time, as the iterator is advanced, so only one page's inputs are in memory at once.
 ///
 /// Every page must be measured by this build (its backend is the one built in); a selection
 /// that names a workload the page does not have is an error that lists the ones it has.
 pub fn walk(sel: &Selection) -> impl Iterator<Item = Result<Group, WalkError>> + '_ {
     sel.experiments()
         .into_iter()
-        .map(move |exp| load_group(sel, exp))
+        .map(move |exp| load_group(sel, exp, None))
 }
 
-fn load_group(sel: &Selection, exp: Experiment) -> Result<Group, WalkError> {
+/// The same walk, with each case expected to reproduce the output digest `digests` holds for
+/// its id (recorded when the case was verified against the baseline earlier in the run), so
+/// that the baseline is not run again: the instruction-count harness uses it, where every
+/// setup instruction is emulated.
+pub fn walk_verified<'a>(
+    sel: &'a Selection,
+    digests: &'a BTreeMap<String, String>,
+) -> impl Iterator<Item = Result<Group, WalkError>> + 'a {
+    sel.experiments()
+        .into_iter()
+        .map(move |exp| load_group(sel, exp, Some(digests)))
+}
+
+fn load_group(
+    sel: &Selection,
+    exp: Experiment,
+    digests: Option<&BTreeMap<String, String>>,
+) -> Result<Group, WalkError> {
     let id = exp.id();
     if !exp.built_here() {
         return Err(WalkError::Selection(format!(
@@ -593,30 +642,36 @@ fn load_group(sel: &Selection, exp: Experiment) -> Result<Group, WalkError> {
     }
     let loaded = exp
         .def
-        .load(&|w, v| sel.wants(&id, w, v))
+        .load(&|w, v| sel.wants(&id, w, v), digests.is_none())
         .map_err(WalkError::Load)?;
     let names: Vec<&str> = loaded.workloads.iter().map(|w| w.name.as_str()).collect();
     sel.check_workloads(&id, &names)
         .map_err(WalkError::Selection)?;
     let variants = exp.def.variants();
     let equivalence = exp.meta().equivalence;
-    let cases = loaded
-        .cases
-        .into_iter()
-        .map(|c| Case {
-            id: CaseId {
-                exp: id.clone(),
-                workload: c.workload.name.clone(),
-                variant: c.variant.name.clone(),
-            },
+    let mut cases = Vec::new();
+    for c in loaded.cases {
+        let case_id = CaseId {
+            exp: id.clone(),
+            workload: c.workload.name.clone(),
+            variant: c.variant.name.clone(),
+        };
+        let expected = match digests {
+            None => Expected::Baseline(c.expected),
+            Some(d) => Expected::Digest(d.get(&case_id.to_string()).cloned().ok_or_else(|| {
+                WalkError::Selection(format!("{case_id}: no verified output digest"))
+            })?),
+        };
+        cases.push(Case {
+            id: case_id,
             role: c.variant.role,
             workload: c.workload,
             runner: c.runner,
-            expected: c.expected,
+            expected,
             baseline_time: c.baseline_time,
             equivalence,
-        })
-        .collect();
+        });
+    }
     Ok(Group {
         exp,
         variants,

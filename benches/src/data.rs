@@ -97,3 +97,44 @@ pub fn files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     files.sort();
     Ok(files)
 }
+
+/// Environment variable naming the folder where generated workload inputs are kept for the
+/// rest of a run (see [`cached`]). The lab sets it, to a fixed folder that it empties at the
+/// start of each run; without it, inputs are built afresh every time.
+pub const ENV_INPUTS: &str = "WIRELAB_INPUTS";
+
+/// The bytes `build` makes, kept on disk under [`ENV_INPUTS`] keyed by a hash of `key` (which
+/// must name everything the bytes depend on: generator, sizes, seeds, levels). The first process
+/// of a run builds them (natively, in `verify`); the measured processes after it (under
+/// valgrind, where building would be emulated many times slower) only read them.
+pub fn cached(key: &str, build: impl FnOnce() -> Vec<u8>) -> Vec<u8> {
+    match try_cached(key, || Ok::<_, std::convert::Infallible>(build())) {
+        Ok(bytes) => bytes,
+        Err(never) => match never {},
+    }
+}
+
+/// [`cached`] for a fallible `build`: an error is returned and nothing is kept.
+///
+/// # Errors
+///
+/// What `build` returns.
+pub fn try_cached<E>(key: &str, build: impl FnOnce() -> Result<Vec<u8>, E>) -> Result<Vec<u8>, E> {
+    use sha2::Digest;
+    let Some(dir) = std::env::var_os(ENV_INPUTS).map(PathBuf::from) else {
+        return build();
+    };
+    let hash: String = sha2::Sha256::digest(key.as_bytes())
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let path = dir.join(format!("{hash}.bin"));
+    if let Ok(bytes) = std::fs::read(&path) {
+        return Ok(bytes);
+    }
+    let bytes = build()?;
+    // A failed write only costs the next process a rebuild.
+    let _ = crate::records::write_atomically(&path, &bytes);
+    Ok(bytes)
+}

@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod data;
 pub mod experiments;
 pub mod paths;
+pub mod progress;
 pub mod records;
 pub mod report;
 pub mod rope;

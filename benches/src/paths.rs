@@ -52,3 +52,10 @@ pub fn icount_target_dir() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/tmp/wirelab-icount-target"))
 }
+
+/// The folder a lab run keeps its generated workload inputs in (see
+/// [`data::cached`](crate::data::cached)): fixed, like [`icount_target_dir`], because the
+/// measured processes see its path.
+pub fn inputs_dir() -> PathBuf {
+    icount_target_dir().join("inputs")
+}

@@ -110,6 +110,24 @@ pub struct Receipt {
     pub date: String,
     /// Whether wall times come from the quick (rough) settings.
     pub quick: bool,
+    /// How long the run's phases took, all experiments together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub durations_s: Option<Durations>,
+}
+
+/// Seconds each phase of a `cargo lab bench` run took (all experiments of the run together).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Durations {
+    /// Verification.
+    pub verify: f64,
+    /// Wall time (criterion), with its builds.
+    pub wall: f64,
+    /// Instructions (gungraun), with its builds.
+    pub instructions: f64,
+    /// Allocations (dhat), with its builds.
+    pub allocations: f64,
+    /// The whole run, from start to the reports.
+    pub total: f64,
 }
 
 /// `reports/data/<exp>.json`: one experiment page's cases and what was measured of them.

@@ -66,6 +66,8 @@ pub enum Check {
     Pass,
     /// A peer's different but equivalent output.
     Equivalent,
+    /// Not the output this case gave when it was verified (its digest differs).
+    Changed,
     /// Different bytes: the first differing offset and both lengths.
     Mismatch {
         /// First offset where the outputs differ.
@@ -82,6 +84,7 @@ impl fmt::Display for Check {
         match self {
             Check::Pass => f.write_str("ok"),
             Check::Equivalent => f.write_str("ok (equivalent)"),
+            Check::Changed => f.write_str("CHANGED since it was verified (digest differs)"),
             Check::Mismatch {
                 offset,
                 len,

@@ -3,8 +3,9 @@
 //! usable as file names. Experiments whose workloads need the shared data are skipped (and say
 //! so) when it is absent; under `CI=true` its absence is a failure.
 
-use std::collections::HashSet;
-use wirelab_bench::catalog::{self, Check, Role};
+use std::collections::{BTreeMap, HashSet};
+use wirelab_bench::catalog::{self, Check, Expected, Role};
+use wirelab_bench::records::Output;
 use wirelab_bench::selection::Selection;
 
 fn built_here() -> Selection {
@@ -21,7 +22,10 @@ fn every_variant_matches_the_baseline_on_every_workload() {
     let mut checked = 0;
     for group in catalog::walk(&built_here()) {
         for mut case in group.unwrap().cases {
-            assert!(!case.expected.is_empty(), "{}: no output", case.id);
+            let Expected::Baseline(expected) = &case.expected else {
+                panic!("{}: the walk expects the baseline's output", case.id)
+            };
+            assert!(!expected.is_empty(), "{}: no output", case.id);
             // Twice: a runner must give the same output on every run (steady state).
             for round in 0..2 {
                 let check = case.verify().check;
@@ -40,21 +44,60 @@ fn a_wrong_output_is_caught() {
     let sel = Selection::parse(&["latin1/chunked/naive"]).unwrap();
     let mut group = catalog::walk(&sel).next().unwrap().unwrap();
     let case = &mut group.cases[0];
-    let mut wrong = case.expected.to_vec();
+    let Expected::Baseline(expected) = &case.expected else {
+        panic!("the walk expects the baseline's output")
+    };
+    let mut wrong = expected.to_vec();
     wrong[0] ^= 1;
     assert!(matches!(
-        catalog::compare(&wrong, &case.expected),
+        catalog::compare(&wrong, expected),
         Check::Mismatch { offset: 0, .. }
     ));
-    case.expected = wrong.into();
+    case.expected = Expected::Baseline(wrong.into());
     assert!(case.verified().is_err(), "a harness refuses to measure it");
+}
+
+#[test]
+fn a_changed_output_is_caught_by_its_digest() {
+    let sel = Selection::parse(&["latin1/chunked"]).unwrap();
+    let mut digests: BTreeMap<String, String> = BTreeMap::new();
+    for group in catalog::walk(&sel) {
+        for mut case in group.unwrap().cases {
+            let v = case.verified().unwrap();
+            digests.insert(
+                case.id.to_string(),
+                Output::of(&v.output, v.result, v.copied).digest,
+            );
+        }
+    }
+    let mut checked = 0;
+    for group in catalog::walk_verified(&sel, &digests) {
+        for mut case in group.unwrap().cases {
+            assert!(
+                case.verified().is_ok(),
+                "{}: same output, same digest",
+                case.id
+            );
+            case.expected = Expected::Digest("0".repeat(64));
+            assert_eq!(case.verify().check, Check::Changed);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, digests.len());
+    digests.clear();
+    let e = catalog::walk_verified(&sel, &digests)
+        .next()
+        .unwrap()
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("no verified output digest"), "{e}");
 }
 
 #[test]
 fn workloads_are_deterministic() {
     for exp in built_here().experiments() {
-        let a = exp.def.load(&|_, _| true).unwrap();
-        let b = exp.def.load(&|_, _| true).unwrap();
+        let a = exp.def.load(&|_, _| true, true).unwrap();
+        let b = exp.def.load(&|_, _| true, true).unwrap();
         assert_eq!(a.workloads, b.workloads, "{}", exp.id());
         for (ca, cb) in a.cases.iter().zip(&b.cases) {
             assert_eq!(
@@ -108,7 +151,7 @@ fn ladders_and_names_are_well_formed() {
 fn every_variant_applies_to_some_workload_and_the_headline_exists() {
     for exp in built_here().experiments() {
         let id = exp.id();
-        let loaded = exp.def.load(&|_, _| true).unwrap();
+        let loaded = exp.def.load(&|_, _| true, false).unwrap();
         if loaded.workloads.is_empty() {
             eprintln!("skipped: {id} (its workloads need the shared data)");
             continue;

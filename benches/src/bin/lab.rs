@@ -108,8 +108,36 @@ fn selection(args: &[String]) -> Result<Selection> {
     Selection::parse(args).map_err(anyhow::Error::msg)
 }
 
+/// Starts a run's folder of generated inputs (see `wirelab_bench::data::cached`): emptied, and
+/// named in the environment of everything the run starts. A lab started by another lab (the
+/// other backend's verification) shares its parent's.
+fn begin_inputs() -> Result<()> {
+    use wirelab_bench::data::ENV_INPUTS;
+    if std::env::var_os(ENV_INPUTS).is_some() {
+        return Ok(());
+    }
+    let dir = wirelab_bench::paths::inputs_dir();
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    std::fs::create_dir_all(&dir)?;
+    // SAFETY: called at the start of `main`, before the lab starts any thread, so no other
+    // thread can be reading the environment.
+    unsafe { std::env::set_var(ENV_INPUTS, &dir) };
+    Ok(())
+}
+
 fn main() {
-    let result = match Cli::parse().cmd {
+    let cli = Cli::parse();
+    if matches!(
+        cli.cmd,
+        Cmd::Verify { .. } | Cmd::Bench(_) | Cmd::Check { .. } | Cmd::Profile { .. }
+    ) && let Err(e) = begin_inputs()
+    {
+        eprintln!("error: the run's input folder: {e:#}");
+        std::process::exit(1);
+    }
+    let result = match cli.cmd {
         Cmd::List { selection: s } => selection(&s).and_then(|s| list::run(&s)),
         Cmd::Verify { selection: s } => selection(&s).and_then(|s| verify::run(&s).map(|_| ())),
         Cmd::Bench(args) => bench::run(&args),

@@ -2,7 +2,7 @@
 
 use super::common::{pieces, random};
 use crate::catalog::{Ladder, Meta, Original, Role, Runner, Variant, Workload};
-use crate::data::LoadError;
+use crate::data::{self, LoadError};
 use bytes::Bytes;
 use std::rc::Rc;
 use wirelab::coding::crc;
@@ -87,7 +87,7 @@ fn checksum(r: &Rope, f: fn(&Rope) -> u32) -> Option<Runner> {
 }
 
 fn workloads() -> Result<Vec<Workload<Rope>>, LoadError> {
-    let data = random(1 << 20, 0xC2C);
+    let data = data::cached("crc: random(1 MiB, 0xC2C)", || random(1 << 20, 0xC2C));
     let mut specs: Vec<(String, String, Vec<Bytes>)> = vec![
         (
             "compact".into(),

@@ -3,7 +3,7 @@
 
 use super::common::{compressible, pieces};
 use crate::catalog::{Ladder, Meta, Original, Role, Runner, Sink, Variant, Workload};
-use crate::data::LoadError;
+use crate::data::{self, LoadError};
 use bytes::Bytes;
 use std::io::Read;
 use std::rc::Rc;
@@ -58,7 +58,9 @@ result.",
 };
 
 fn workloads() -> Result<Vec<Workload<Rope>>, LoadError> {
-    let data = compressible(1 << 20, 0xDEF1A7E);
+    let data = data::cached("deflate: compressible(1 MiB, 0xDEF1A7E)", || {
+        compressible(1 << 20, 0xDEF1A7E)
+    });
     Ok([
         (
             "compact",

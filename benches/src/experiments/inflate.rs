@@ -4,7 +4,7 @@
 use super::common::pushed::{self, Pushed};
 use super::common::{compressible, pieces, random};
 use crate::catalog::{Backend, Ladder, Meta, Original, Role, Variant, Workload};
-use crate::data::LoadError;
+use crate::data::{self, LoadError};
 use std::rc::Rc;
 use wirelab::coding::Format;
 
@@ -96,9 +96,14 @@ within 1.15x of the one-shot decode) owe to the backend. Copies per MiB as in `i
 
 fn workloads() -> Result<Vec<Workload<Pushed>>, LoadError> {
     // Compressed by miniz_oxide directly, so that both backends inflate the same octets.
-    let incompressible = miniz_oxide::deflate::compress_to_vec_zlib(&random(4 << 20, 0x1F1A7E), 6);
-    let compressible =
-        miniz_oxide::deflate::compress_to_vec_zlib(&compressible(8 << 20, 0xC0DE), 6);
+    let incompressible = data::cached(
+        "inflate: zlib level 6 (miniz_oxide) of random(4 MiB, 0x1F1A7E)",
+        || miniz_oxide::deflate::compress_to_vec_zlib(&random(4 << 20, 0x1F1A7E), 6),
+    );
+    let compressible = data::cached(
+        "inflate: zlib level 6 (miniz_oxide) of compressible(8 MiB, 0xC0DE)",
+        || miniz_oxide::deflate::compress_to_vec_zlib(&compressible(8 << 20, 0xC0DE), 6),
+    );
     Ok([
         (
             "incompressible-64k",

@@ -4,7 +4,7 @@ use super::common::compressible;
 use super::common::pieces;
 use super::common::pushed::{self, Pushed};
 use crate::catalog::{Ladder, Meta, Role, Variant, Workload};
-use crate::data::LoadError;
+use crate::data::{self, LoadError};
 use std::rc::Rc;
 use wirelab::coding::Format;
 
@@ -68,7 +68,11 @@ fn workloads() -> Result<Vec<Workload<Pushed>>, LoadError> {
     Ok([2usize, 4, 8, 16]
         .into_iter()
         .map(|k| {
-            let gz = fname_member(k << 10);
+            let key = format!(
+                "octet-push: fname_member({k} KiB, flate2 {:?} default level, 0x0C7E7)",
+                crate::catalog::Backend::BUILT
+            );
+            let gz = data::cached(&key, || fname_member(k << 10));
             let about = format!(
                 "FNAME of {k} KiB and {k} KiB of text: {} gzipped octets, one push each",
                 gz.len()

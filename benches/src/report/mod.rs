@@ -162,6 +162,13 @@ fn receipt_lines(r: &Receipt) -> String {
     };
     let _ = writeln!(out, "- run: {} ({kind})", r.date);
     let _ = writeln!(out, "- commit: `{}`", r.commit);
+    if let Some(d) = r.durations_s {
+        let _ = writeln!(
+            out,
+            "- durations: verify {:.0} s, wall time {:.0} s, instructions {:.0} s, allocations {:.0} s; total {:.0} s",
+            d.verify, d.wall, d.instructions, d.allocations, d.total
+        );
+    }
     let _ = writeln!(out, "- CPU: {} ({} logical CPUs)", r.cpu, r.cpus);
     let _ = writeln!(out, "- valgrind: {}", r.valgrind);
     let crates: Vec<String> = r.crates.iter().map(|(k, v)| format!("{k} {v}")).collect();

@@ -4,7 +4,8 @@
 use crate::{harness, receipt, report, tools, verify};
 use anyhow::Result;
 use std::time::Instant;
-use wirelab_bench::records::{self, ExperimentData};
+use wirelab_bench::progress::fmt_secs;
+use wirelab_bench::records::{self, Durations, ExperimentData};
 use wirelab_bench::report::{fmt_count, fmt_ns};
 use wirelab_bench::selection::Selection;
 
@@ -40,18 +41,35 @@ pub fn run(args: &Args) -> Result<()> {
     tools::preflight_icount()?;
     phase(1, "verify", started);
     verify::run(&sel)?;
-    let receipt = receipt::make(args.quick)?;
+    let verify_s = started.elapsed().as_secs_f64();
+    let mut receipt = receipt::make(args.quick)?;
     phase(2, "wall time (criterion)", started);
-    if args.reuse_wall {
+    let wall_s = if args.reuse_wall {
         eprintln!("lab: --reuse-wall: keeping the wall times under target/wirelab/wall");
+        0.0
     } else {
-        harness::wall(&sel, args.quick)?;
-    }
+        harness::wall(&sel, args.quick)?
+    };
     phase(3, "instructions (gungraun)", started);
-    harness::icount(&sel)?;
+    let icount_s = harness::icount(&sel)?;
     phase(4, "allocations (dhat)", started);
-    harness::alloc(&sel)?;
-    eprintln!("\nlab: measured `{sel}` in {:.0?}", started.elapsed());
+    let alloc_s = harness::alloc(&sel)?;
+    let durations = Durations {
+        verify: verify_s,
+        wall: wall_s,
+        instructions: icount_s,
+        allocations: alloc_s,
+        total: started.elapsed().as_secs_f64(),
+    };
+    receipt.durations_s = Some(durations);
+    eprintln!(
+        "\nlab: measured `{sel}` in {}: verify {}, wall time {}, instructions {}, allocations {}",
+        fmt_secs(durations.total),
+        fmt_secs(verify_s),
+        fmt_secs(wall_s),
+        fmt_secs(icount_s),
+        fmt_secs(alloc_s)
+    );
     let mut fresh = Vec::new();
     for exp in sel.experiments() {
         let id = exp.id();

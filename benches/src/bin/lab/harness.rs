@@ -8,7 +8,9 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use wirelab_bench::paths::{icount_target_dir, target_dir};
+use wirelab_bench::data::ENV_INPUTS;
+use wirelab_bench::paths::{icount_target_dir, inputs_dir, target_dir};
+use wirelab_bench::progress::Progress;
 use wirelab_bench::records::{Metric, Verification, read_json, write_json};
 use wirelab_bench::selection::Selection;
 use wirelab_bench::{ENV_QUICK, ENV_SELECTION};
@@ -22,8 +24,10 @@ fn remove(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Wall time: one criterion run per build (backend), over its part of the selection.
-pub fn wall(sel: &Selection, quick: bool) -> Result<()> {
+/// Wall time: one criterion run per build (backend), over its part of the selection. Returns
+/// the seconds it took.
+pub fn wall(sel: &Selection, quick: bool) -> Result<f64> {
+    let started = std::time::Instant::now();
     for exp in sel.experiments() {
         remove(&target_dir().join("criterion").join(exp.id()))?;
         remove(&Metric::Wall.file(&exp.id()))?;
@@ -39,25 +43,41 @@ pub fn wall(sel: &Selection, quick: bool) -> Result<()> {
             "wall-time harness (criterion)",
         )?;
     }
-    Ok(())
+    Ok(started.elapsed().as_secs_f64())
 }
 
-/// Allocations: one dhat process per experiment page.
-pub fn alloc(sel: &Selection) -> Result<()> {
-    for (n, exp) in sel.experiments().iter().enumerate() {
+/// Allocations: one dhat process per experiment page. Returns the seconds it took.
+pub fn alloc(sel: &Selection) -> Result<f64> {
+    let mut progress = Progress::new("allocations", steps(sel)?);
+    for exp in sel.experiments() {
         let id = exp.id();
         remove(&Metric::Alloc.file(&id))?;
-        eprintln!(
-            "lab: allocations of {id} (experiment {} of {})",
-            n + 1,
-            sel.experiments().len()
-        );
+        progress.step(&id);
         run(
             cargo_run("alloc", exp.backend).arg(sel.narrowed_to(&id).to_string()),
             "allocation harness (dhat)",
         )?;
     }
-    Ok(())
+    Ok(progress.finish())
+}
+
+/// The experiment pages of `sel` with their verified case counts (run verify first).
+fn steps(sel: &Selection) -> Result<Vec<(String, usize)>> {
+    sel.experiments()
+        .iter()
+        .map(|e| {
+            let v: Verification =
+                read_json(&Metric::Verify.file(&e.id())).map_err(anyhow::Error::msg)?;
+            Ok((e.id(), v.outputs.len()))
+        })
+        .collect()
+}
+
+/// One case of a gungraun run: its id and the output digest its verification recorded.
+#[derive(serde::Serialize)]
+struct ManifestEntry {
+    case: String,
+    digest: String,
 }
 
 /// The manifest of one gungraun run: a fixed path, since the measured process sees it.
@@ -77,31 +97,34 @@ fn gungraun_dir() -> PathBuf {
 /// Instructions: one gungraun run per experiment page (so that a case's count does not depend
 /// on which other experiments exist), built and run from the fixed mirror, over the cases the
 /// page's verification recorded (run [`crate::verify::run`] first).
-pub fn icount(sel: &Selection) -> Result<()> {
+pub fn icount(sel: &Selection) -> Result<f64> {
     preflight_icount()?;
     let data = fixed_data_link()?;
     let workspace = mirror_workspace()?;
-    let exps = sel.experiments();
-    for (n, exp) in exps.iter().enumerate() {
+    let mut progress = Progress::new("instructions", steps(sel)?);
+    for exp in sel.experiments() {
         let id = exp.id();
+        progress.step(&id);
         remove(&gungraun_dir())?;
         remove(&Metric::Instructions.file(&id))?;
         let verified: Verification =
             read_json(&Metric::Verify.file(&id)).map_err(anyhow::Error::msg)?;
-        let cases: Vec<String> = verified.outputs.into_keys().collect();
-        write_json(&manifest_file(), &cases).map_err(anyhow::Error::msg)?;
-        eprintln!(
-            "lab: instructions of {id} ({} cases; experiment {} of {})",
-            cases.len(),
-            n + 1,
-            exps.len()
-        );
+        let manifest: Vec<ManifestEntry> = verified
+            .outputs
+            .into_iter()
+            .map(|(case, o)| ManifestEntry {
+                case,
+                digest: o.digest,
+            })
+            .collect();
+        write_json(&manifest_file(), &manifest).map_err(anyhow::Error::msg)?;
+        let cases: Vec<String> = manifest.into_iter().map(|e| e.case).collect();
         let mut cmd = gungraun_command(&exp.backend.cargo_args(), data.as_deref());
         run_in(&mut cmd, &workspace, "instruction-count harness (gungraun)")?;
         let counts = read_summaries(&cases)?;
         write_json(&Metric::Instructions.file(&id), &counts).map_err(anyhow::Error::msg)?;
     }
-    Ok(())
+    Ok(progress.finish())
 }
 
 /// `cargo bench` of the gungraun harness in a fixed, minimal environment: the measured
@@ -111,6 +134,8 @@ fn gungraun_command(feature_args: &[String], data: Option<&Path>) -> Command {
     cmd.args(["bench", "--workspace"])
         .args(feature_args)
         .args(["--bench", "icount", "--", "--save-summary=json"])
+        // Several valgrind processes at once: instruction counts do not depend on the load.
+        .arg(format!("--parallel={}", icount_parallelism()))
         .env_clear()
         .envs(
             [
@@ -125,11 +150,22 @@ fn gungraun_command(feature_args: &[String], data: Option<&Path>) -> Command {
         )
         .env("CARGO_TARGET_DIR", icount_target_dir())
         .env("CARGO_ENCODED_RUSTFLAGS", remap_flags())
-        .env("WIRELAB_MANIFEST", manifest_file());
+        .env("WIRELAB_MANIFEST", manifest_file())
+        .env(ENV_INPUTS, inputs_dir());
     if let Some(d) = data {
         cmd.env("WIRELAB_DATA", d);
     }
     cmd
+}
+
+/// How many cases gungraun measures at once: `WIRELAB_ICOUNT_PARALLEL`, else the machine's
+/// logical CPUs.
+fn icount_parallelism() -> usize {
+    std::env::var("WIRELAB_ICOUNT_PARALLEL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The parts of gungraun's `summary.json` the lab reads.

@@ -18,7 +18,7 @@ pub fn run(sel: &Selection) -> Result<()> {
         }
         println!("  workloads:");
         // Every workload and variant of the experiment, whatever the selection's finer parts.
-        let loaded = Definition::load(exp.def, &|_, _| true)?;
+        let loaded = Definition::load(exp.def, &|_, _| true, false)?;
         for w in &loaded.workloads {
             let applies = |v: &str| {
                 loaded

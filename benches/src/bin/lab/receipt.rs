@@ -151,5 +151,6 @@ pub fn make(quick: bool) -> Result<Receipt> {
         command: format!("cargo lab {}", args.join(" ")),
         date: output_of("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_else(|| "unknown".into()),
         quick,
+        durations_s: None,
     })
 }

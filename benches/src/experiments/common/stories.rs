@@ -84,16 +84,124 @@ pub fn parse(path: &Path, text: &[u8]) -> Result<Story, LoadError> {
 /// # Errors
 ///
 /// When the folder cannot be listed or a story is malformed.
+///
+/// Within a lab run the parsed stories are kept in the run's input folder (see
+/// [`data::cached`]), so that a measured process reads them without parsing JSON.
 pub fn load(folder: &str) -> Result<Option<Vec<Story>>, LoadError> {
     let Some(root) = data::shared_data()? else {
         return Ok(None);
     };
     let dir = root.join("hpack-test-case").join(folder);
-    let mut stories = Vec::new();
-    for path in data::files(&dir)? {
-        if path.extension().is_some_and(|x| x == "json") {
-            stories.push(parse(&path, &data::read(&path)?)?);
+    let key = format!("hpack-test-case stories of {}", dir.display());
+    let bytes = data::try_cached(&key, || {
+        let mut stories = Vec::new();
+        for path in data::files(&dir)? {
+            if path.extension().is_some_and(|x| x == "json") {
+                stories.push(parse(&path, &data::read(&path)?)?);
+            }
+        }
+        Ok(encode(&stories))
+    })?;
+    decode(&bytes)
+        .map(Some)
+        .ok_or_else(|| LoadError::new(&dir, "the kept copy of its stories is corrupt"))
+}
+
+fn put(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(bytes);
+}
+
+/// The stories in a compact binary form: counts and lengths as little-endian u32.
+fn encode(stories: &[Story]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(stories.len() as u32).to_le_bytes());
+    for story in stories {
+        out.extend_from_slice(&(story.cases.len() as u32).to_le_bytes());
+        for c in &story.cases {
+            put(&mut out, &c.wire);
+            let size = c.table_size.map_or(u64::MAX, |s| s as u64);
+            out.extend_from_slice(&size.to_le_bytes());
+            out.extend_from_slice(&(c.headers.len() as u32).to_le_bytes());
+            for (name, value) in &c.headers {
+                put(&mut out, name.as_bytes());
+                put(&mut out, value.as_bytes());
+            }
         }
     }
-    Ok(Some(stories))
+    out
+}
+
+/// A cursor over [`encode`]'s output.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.0.split_at_checked(n)?;
+        self.0 = rest;
+        Some(head)
+    }
+    fn u32(&mut self) -> Option<usize> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.u32()?;
+        self.take(n)
+    }
+    fn text(&mut self) -> Option<String> {
+        String::from_utf8(self.bytes()?.to_vec()).ok()
+    }
+}
+
+fn decode(bytes: &[u8]) -> Option<Vec<Story>> {
+    let mut r = Reader(bytes);
+    let stories = (0..r.u32()?)
+        .map(|_| {
+            let cases = (0..r.u32()?)
+                .map(|_| {
+                    let wire = r.bytes()?.to_vec();
+                    let size = r.u64()?;
+                    let headers = (0..r.u32()?)
+                        .map(|_| Some((r.text()?, r.text()?)))
+                        .collect::<Option<_>>()?;
+                    Some(Case {
+                        wire,
+                        headers,
+                        table_size: (size != u64::MAX).then_some(size as usize),
+                    })
+                })
+                .collect::<Option<_>>()?;
+            Some(Story { cases })
+        })
+        .collect::<Option<_>>()?;
+    r.0.is_empty().then_some(stories)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kept_form_round_trips() {
+        let stories = vec![Story {
+            cases: vec![
+                Case {
+                    wire: vec![0x82, 0x86],
+                    headers: vec![(":method".into(), "GET".into())],
+                    table_size: Some(256),
+                },
+                Case {
+                    wire: Vec::new(),
+                    headers: Vec::new(),
+                    table_size: None,
+                },
+            ],
+        }];
+        let bytes = encode(&stories);
+        assert_eq!(decode(&bytes), Some(stories));
+        assert_eq!(decode(&bytes[..bytes.len() - 1]), None, "truncated");
+    }
 }
