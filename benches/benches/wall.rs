@@ -18,11 +18,12 @@ fn main() {
     let quick = wirelab_bench::quick_from_env();
     let sel = wirelab_bench::selection_from_env().unwrap_or_else(|e| fail(e));
     let (warm_up, measurement) = if quick { QUICK } else { FULL };
-    let mut c = Criterion::default()
+    let c = Criterion::default()
         .warm_up_time(warm_up)
-        .measurement_time(measurement)
-        .without_plots()
-        .configure_from_args();
+        .measurement_time(measurement);
+    // A full run keeps criterion's HTML report (target/criterion/report/index.html), where the
+    // reports send readers for distributions; a quick run skips its plots.
+    let mut c = if quick { c.without_plots() } else { c }.configure_from_args();
     let mut progress = Progress::new("wall", planned_cases(&sel));
     for group in catalog::walk(&sel) {
         let group = group.unwrap_or_else(|e| fail(e));

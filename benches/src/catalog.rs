@@ -213,6 +213,9 @@ pub struct Meta {
     /// The workloads are one input at growing sizes, in order: the report adds a table of each
     /// variant's instructions per input octet and its growth from one size to the next.
     pub sweep: bool,
+    /// Where a dimension of the workloads is a size: the report adds, per entry, a log-log
+    /// chart of time per input byte against it, a line per variant.
+    pub scaling: &'static [Scaling],
     /// The flate2 backends it is measured with, one page each (most experiments: the default).
     pub backends: &'static [Backend],
     /// What the page of a non-default backend says before [`Meta::notes`].
@@ -239,11 +242,23 @@ impl Meta {
         headline: "",
         result: None,
         sweep: false,
+        scaling: &[],
         backends: &[Backend::MinizOxide],
         backend_notes: &[],
         equivalence: None,
         unseeded: &[],
     };
+}
+
+/// A size dimension of an experiment's workloads.
+#[derive(Debug)]
+pub struct Scaling {
+    /// What the chart's file name adds (`plots/<exp>-scaling-<name>.svg`).
+    pub name: &'static str,
+    /// What the size is (the chart's x axis).
+    pub axis: &'static str,
+    /// The workloads on the axis, with their sizes.
+    pub sizes: &'static [(&'static str, f64)],
 }
 
 /// The relative drift `cargo lab check` allows for the cells in [`Meta::unseeded`].

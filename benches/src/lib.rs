@@ -12,6 +12,7 @@ pub mod paths;
 pub mod progress;
 pub mod records;
 pub mod report;
+pub mod rng;
 pub mod rope;
 pub mod selection;
 pub mod sink;

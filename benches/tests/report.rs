@@ -7,7 +7,7 @@ use wirelab_bench::paths::{data_file, reports_dir, workspace_root};
 use wirelab_bench::records::{
     Alloc, ExperimentData, Output, Receipt, Record, Samples, Wall, read_json,
 };
-use wirelab_bench::report;
+use wirelab_bench::report::{self, bootstrap};
 
 #[test]
 fn formats() {
@@ -176,6 +176,13 @@ fn committed_data_renders_to_the_committed_reports() {
         pages.push((exp, d));
     }
     let entries: Vec<(Experiment, &ExperimentData)> = pages.iter().map(|(e, d)| (*e, d)).collect();
+    for (path, svg) in report::render_plots(&entries).unwrap() {
+        let committed = std::fs::read_to_string(reports_dir().join(&path)).unwrap();
+        assert!(
+            svg == committed,
+            "reports/{path} is stale: run `cargo lab report`"
+        );
+    }
     let index = std::fs::read_to_string(reports_dir().join("README.md")).unwrap();
     assert!(
         report::render_index(&entries) == index,
@@ -185,5 +192,88 @@ fn committed_data_renders_to_the_committed_reports() {
     assert!(
         report::render_readme(&readme, &entries).unwrap() == readme,
         "README.md is stale"
+    );
+}
+
+fn samples(per_run: &[f64]) -> Samples {
+    Samples {
+        iters: vec![2.0; per_run.len()],
+        times_ns: per_run.iter().map(|t| t * 2.0).collect(),
+    }
+}
+
+/// Deterministic noise around `center`.
+fn noisy(center: f64, n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = wirelab_bench::rng::Rng::new(seed);
+    (0..n)
+        .map(|_| center * (1.0 + (rng.range(0, 1000) as f64 - 500.0) / 10_000.0))
+        .collect()
+}
+
+#[test]
+fn the_bootstrap_is_deterministic_and_says_when_there_is_no_difference() {
+    let (a, b) = (
+        samples(&noisy(200.0, 100, 1)),
+        samples(&noisy(100.0, 100, 2)),
+    );
+    let r1 = bootstrap::ratio(&a, &b).unwrap();
+    assert_eq!(
+        r1,
+        bootstrap::ratio(&a, &b).unwrap(),
+        "same samples, same interval"
+    );
+    assert!(r1.lower < r1.value && r1.value < r1.upper, "{r1:?}");
+    assert!((r1.value - 2.0).abs() < 0.05 && !r1.spans_one(), "{r1:?}");
+    assert!(bootstrap::fmt(&r1).starts_with("2.0") || bootstrap::fmt(&r1).starts_with("1.9"));
+    let same = bootstrap::ratio(
+        &samples(&noisy(100.0, 100, 3)),
+        &samples(&noisy(100.0, 100, 4)),
+    )
+    .unwrap();
+    assert!(same.spans_one(), "{same:?}");
+    assert!(
+        bootstrap::fmt(&same).starts_with("≈1.00x ["),
+        "{}",
+        bootstrap::fmt(&same)
+    );
+    assert!(bootstrap::ratio(&Samples::default(), &b).is_none());
+}
+
+/// The chart of a fixed data file equals the committed SVG byte for byte (plotters lays out
+/// text without fonts, so the bytes do not depend on the machine).
+#[test]
+fn a_chart_renders_to_the_same_bytes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let d: ExperimentData = read_json(&dir.join("chart-data.json")).unwrap();
+    let svg =
+        report::chart::speedup_chart(&report::chart::speedups(&exp(&d.experiment), &d)).unwrap();
+    let fixture = dir.join("chart.svg");
+    if std::env::var_os("WIRELAB_BLESS").is_some() {
+        std::fs::write(&fixture, &svg).unwrap();
+    }
+    let committed = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        svg == committed,
+        "the chart of tests/fixtures/chart-data.json changed (WIRELAB_BLESS=1 rewrites the fixture)"
+    );
+    roxmltree::Document::parse(&svg).unwrap();
+}
+
+#[test]
+fn every_svg_under_reports_is_xml() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(reports_dir().join("plots")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "svg") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let doc = roxmltree::Document::parse(&text)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(doc.root_element().tag_name().name(), "svg");
+            n += 1;
+        }
+    }
+    assert!(
+        n > catalog::experiments().len(),
+        "one chart per page and the headline: {n}"
     );
 }

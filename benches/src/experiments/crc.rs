@@ -1,7 +1,7 @@
 //! `crc`: Pekko HTTP's "coding stages" change, CRC-32 over a rope of input pieces.
 
 use super::common::{pieces, random};
-use crate::catalog::{Ladder, Meta, Original, Role, Runner, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Original, Role, Runner, Scaling, Variant, Workload};
 use crate::data::{self, LoadError};
 use bytes::Bytes;
 use std::rc::Rc;
@@ -42,6 +42,16 @@ two. valgrind hides AVX-512 from the program, so crc32fast picks a different (na
 kernel under the instruction counter than under criterion: instruction counts compare \
 strategies, not the kernel criterion times.",
         headline: "sliced",
+        scaling: &[Scaling {
+            name: "fragments",
+            axis: "fragment size (octets, log scale)",
+            sizes: &[
+                ("frag-64", 64.0),
+                ("frag-1k", 1024.0),
+                ("frag-4k", 4096.0),
+                ("frag-64k", 65536.0),
+            ],
+        }],
         ..Meta::DEFAULT
     },
     variants: &[

@@ -3,7 +3,7 @@
 use super::common::compressible;
 use super::common::pieces;
 use super::common::pushed::{self, Pushed};
-use crate::catalog::{Ladder, Meta, Role, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Role, Scaling, Variant, Workload};
 use crate::data::{self, LoadError};
 use std::rc::Rc;
 use wirelab::coding::Format;
@@ -27,6 +27,16 @@ adapter copies into flate2's buffer.",
         headline: "fname-16k",
         result: Some("octets decoded per run"),
         sweep: true,
+        scaling: &[Scaling {
+            name: "fname",
+            axis: "FNAME and text size (octets each, log scale)",
+            sizes: &[
+                ("fname-2k", 2048.0),
+                ("fname-4k", 4096.0),
+                ("fname-8k", 8192.0),
+                ("fname-16k", 16384.0),
+            ],
+        }],
         ..Meta::DEFAULT
     },
     variants: &[

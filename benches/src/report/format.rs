@@ -57,3 +57,14 @@ pub fn trim_float(x: f64) -> String {
         format!("{x:.3}")
     }
 }
+
+/// Bytes processed per second, from bytes per run and nanoseconds per run.
+pub fn fmt_throughput(bytes: u64, ns: f64) -> String {
+    let per_s = bytes as f64 / ns * 1e9;
+    const MIB: f64 = 1024.0 * 1024.0;
+    if per_s >= 1024.0 * MIB {
+        format!("{:.2} GiB/s", per_s / (1024.0 * MIB))
+    } else {
+        format!("{:.1} MiB/s", per_s / MIB)
+    }
+}

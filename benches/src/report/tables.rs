@@ -1,6 +1,7 @@
 //! The tables of an experiment's page: a row per workload, a column per variant.
 
-use super::format::{fmt_bytes, fmt_count, fmt_ns, fmt_ratio, trim_float};
+use super::bootstrap;
+use super::format::{fmt_bytes, fmt_count, fmt_ns, fmt_ratio, fmt_throughput, trim_float};
 use crate::catalog::{Original, WorkloadInfo};
 use crate::records::{ExperimentData, Record};
 use std::fmt::Write as _;
@@ -55,18 +56,28 @@ fn original(originals: &[Original], workload: &str) -> String {
         .unwrap_or_else(|| "—".to_owned())
 }
 
-/// A wall-time cell: median, interval, ratio to the baseline.
-pub fn wall_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Option<String> {
-    let w = r.wall.as_ref()?;
-    let ratio = base
-        .and_then(|b| b.wall.as_ref())
-        .map(|b| fmt_ratio(b.median_ns, w.median_ns))
-        .unwrap_or_default();
+/// A wall-time cell: median, interval, throughput, speed-up over the baseline with its
+/// bootstrap interval (the baseline's own cell says 1.00x).
+pub fn wall_cell(r: &Record, base: Option<&Record>, w: &WorkloadInfo) -> Option<String> {
+    let wall = r.wall.as_ref()?;
+    let speedup = match base.and_then(|b| b.wall.as_ref()) {
+        Some(b) if std::ptr::eq(b, wall) => "1.00x".to_owned(),
+        Some(b) => bootstrap::ratio(&b.samples, &wall.samples).map_or_else(
+            || fmt_ratio(b.median_ns, wall.median_ns),
+            |r| bootstrap::fmt(&r),
+        ),
+        None => String::new(),
+    };
+    let throughput = if w.bytes > 0 {
+        format!(", {}", fmt_throughput(w.bytes, wall.median_ns))
+    } else {
+        String::new()
+    };
     Some(format!(
-        "{} [{}, {}] ({ratio})",
-        fmt_ns(w.median_ns),
-        fmt_ns(w.lower_ns),
-        fmt_ns(w.upper_ns)
+        "{} [{}, {}]{throughput} ({speedup})",
+        fmt_ns(wall.median_ns),
+        fmt_ns(wall.lower_ns),
+        fmt_ns(wall.upper_ns)
     ))
 }
 

@@ -38,6 +38,9 @@ pub fn publish(fresh: Vec<ExperimentData>) -> Result<()> {
         pages.push((exp, data));
     }
     let entries: Vec<(Experiment, &ExperimentData)> = pages.iter().map(|(e, d)| (*e, d)).collect();
+    for (path, svg) in report::render_plots(&entries).map_err(anyhow::Error::msg)? {
+        files.push((reports_dir().join(path), svg));
+    }
     files.push((
         reports_dir().join("README.md"),
         report::render_index(&entries),
