@@ -86,11 +86,19 @@ pub fn speedups(exp: &Experiment, data: &ExperimentData) -> Speedups {
     }
 }
 
-/// The y range of a log axis that holds `values`, with some room.
-fn log_range(values: impl Iterator<Item = f64>) -> std::ops::Range<f64> {
+/// The range of a log axis that holds `values` (and 1, for a speed-up axis), with some room.
+fn log_range(values: impl Iterator<Item = f64>, with_one: bool) -> std::ops::Range<f64> {
+    let start = if with_one {
+        (1.0, 1.0)
+    } else {
+        (f64::MAX, f64::MIN)
+    };
     let (lo, hi) = values
         .filter(|v| v.is_finite() && *v > 0.0)
-        .fold((1.0f64, 1.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        .fold(start, |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if lo > hi {
+        return 0.1..10.0;
+    }
     lo / 1.6..hi * 1.6
 }
 
@@ -109,7 +117,7 @@ pub fn speedup_chart(s: &Speedups) -> Result<String, String> {
         .iter()
         .flat_map(|v| v.ratios.iter().flatten().flat_map(|r| [r.lower, r.upper]))
         .chain(s.originals.iter().flatten().copied());
-    let y = log_range(values);
+    let y = log_range(values, true);
     let width = (n * k * 16 + 160).max(640) as u32;
     let mut svg = String::new();
     {
@@ -257,6 +265,7 @@ pub fn headline_chart(bars: &[Bar]) -> Result<String, String> {
         bars.iter()
             .flat_map(|b| [b.ratio.lower, b.ratio.upper])
             .chain(bars.iter().filter_map(|b| b.original)),
+        true,
     );
     let mut svg = String::new();
     {
@@ -270,7 +279,7 @@ pub fn headline_chart(bars: &[Bar]) -> Result<String, String> {
             )
             .margin(10)
             .x_label_area_size(40)
-            .y_label_area_size(130)
+            .y_label_area_size(230)
             .build_cartesian_2d(x.clone().log_scale(), (0..n).into_segmented())
             .map_err(err)?;
         let label = |v: &SegmentValue<usize>| match v {
@@ -322,7 +331,7 @@ pub fn headline_chart(bars: &[Bar]) -> Result<String, String> {
             .configure_series_labels()
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
+            .position(SeriesLabelPosition::MiddleRight)
             .draw()
             .map_err(err)?;
         root.present().map_err(err)?;
@@ -345,8 +354,8 @@ pub struct Line {
 /// When plotters fails to draw.
 pub fn scaling_chart(title: &str, size: &str, lines: &[Line]) -> Result<String, String> {
     let all = || lines.iter().flat_map(|l| l.points.iter());
-    let x = log_range(all().map(|p| p.0));
-    let y = log_range(all().map(|p| p.1));
+    let x = log_range(all().map(|p| p.0), false);
+    let y = log_range(all().map(|p| p.1), false);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (720, 440)).into_drawing_area();
