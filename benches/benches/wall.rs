@@ -21,9 +21,10 @@ fn main() {
     let c = Criterion::default()
         .warm_up_time(warm_up)
         .measurement_time(measurement);
-    // A full run keeps criterion's HTML report (target/criterion/report/index.html), where the
-    // reports send readers for distributions; a quick run skips its plots.
-    let mut c = if quick { c.without_plots() } else { c }.configure_from_args();
+    // criterion's HTML report (target/criterion/report/index.html: the distributions) only when
+    // asked for (`cargo lab bench --html`): its plots about double the time per case.
+    let html = std::env::var(ENV_HTML).is_ok_and(|v| v == "1");
+    let mut c = if html { c } else { c.without_plots() }.configure_from_args();
     let mut progress = Progress::new("wall", planned_cases(&sel));
     for group in catalog::walk(&sel) {
         let group = group.unwrap_or_else(|e| fail(e));
@@ -41,6 +42,9 @@ fn main() {
 fn test_mode() -> bool {
     std::env::args().any(|a| a == "--test" || a == "--list")
 }
+
+/// Environment variable that keeps criterion's HTML report when set to `1`.
+const ENV_HTML: &str = "WIRELAB_HTML";
 
 /// Warm-up and measurement time per case of a full run (criterion's defaults are 3 s and 5 s;
 /// the reports' notes compare the intervals).

@@ -20,6 +20,10 @@ pub struct Args {
     /// Measure without rewriting reports/ (the raw results stay under target/wirelab).
     #[arg(long)]
     no_report: bool,
+    /// Also write criterion's HTML report with the distributions
+    /// (target/criterion/report/index.html); its plots about double the wall-time phase.
+    #[arg(long)]
+    html: bool,
     /// Keep the wall times of the last run (target/wirelab/wall) and re-measure only
     /// instructions and allocations; the receipt records this flag.
     #[arg(long)]
@@ -48,7 +52,7 @@ pub fn run(args: &Args) -> Result<()> {
         eprintln!("lab: --reuse-wall: keeping the wall times under target/wirelab/wall");
         0.0
     } else {
-        harness::wall(&sel, args.quick)?
+        harness::wall(&sel, args.quick, args.html)?
     };
     phase(3, "instructions (gungraun)", started);
     let icount_s = harness::icount(&sel)?;

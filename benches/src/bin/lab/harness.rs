@@ -26,7 +26,7 @@ fn remove(path: &Path) -> Result<()> {
 
 /// Wall time: one criterion run per build (backend), over its part of the selection. Returns
 /// the seconds it took.
-pub fn wall(sel: &Selection, quick: bool) -> Result<f64> {
+pub fn wall(sel: &Selection, quick: bool, html: bool) -> Result<f64> {
     let started = std::time::Instant::now();
     for exp in sel.experiments() {
         remove(&target_dir().join("criterion").join(exp.id()))?;
@@ -39,7 +39,8 @@ pub fn wall(sel: &Selection, quick: bool) -> Result<f64> {
                 .args(backend.cargo_args())
                 .args(["--bench", "wall"])
                 .env(ENV_SELECTION, part.to_string())
-                .env(ENV_QUICK, if quick { "1" } else { "0" }),
+                .env(ENV_QUICK, if quick { "1" } else { "0" })
+                .env("WIRELAB_HTML", if html { "1" } else { "0" }),
             "wall-time harness (criterion)",
         )?;
     }
