@@ -86,6 +86,23 @@ pub fn speedups(exp: &Experiment, data: &ExperimentData) -> Speedups {
     }
 }
 
+/// Draws the series' legend at `position`, boxed on a translucent white ground.
+fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(position)
+        .draw()
+        .map_err(err)
+}
+
 /// The range of a log axis that holds `values` (and 1, for a speed-up axis), with some room.
 fn log_range(values: impl Iterator<Item = f64>, with_one: bool) -> std::ops::Range<f64> {
     let start = if with_one {
@@ -156,13 +173,7 @@ pub fn speedup_chart(s: &Speedups) -> Result<String, String> {
             .map_err(err)?;
         draw_series(&mut chart, s, k)?;
         draw_originals(&mut chart, s, k)?;
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(err)?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -327,13 +338,7 @@ pub fn headline_chart(bars: &[Bar]) -> Result<String, String> {
             .map_err(err)?
             .label("the original's ratio")
             .legend(|(x, y)| TriangleMarker::new((x + 8, y), 6, RED.filled()));
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::MiddleRight)
-            .draw()
-            .map_err(err)?;
+        legend(&mut chart, SeriesLabelPosition::MiddleRight)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -385,13 +390,7 @@ pub fn scaling_chart(title: &str, size: &str, lines: &[Line]) -> Result<String, 
                     PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(err)?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         root.present().map_err(err)?;
     }
     Ok(svg)
