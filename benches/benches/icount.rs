@@ -15,6 +15,7 @@ use gungraun::{
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use wirelab_bench::catalog::{self, Runner, Sink};
+use wirelab_bench::data::ENV_INPUTS;
 use wirelab_bench::selection::Selection;
 
 /// Environment variable naming the manifest file.
@@ -66,7 +67,7 @@ library_benchmark_group!(name = lab; benchmarks = case);
 
 main!(
     config = LibraryBenchmarkConfig::default()
-        .pass_through_envs([ENV_MANIFEST, "WIRELAB_DATA"])
+        .pass_through_envs([ENV_MANIFEST, "WIRELAB_DATA", ENV_INPUTS])
         // Only `Ir` is used; without the cache simulation valgrind runs about twice as fast.
         .tool(Callgrind::with_args(["--cache-sim=no"]));
     library_benchmark_groups = lab

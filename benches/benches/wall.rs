@@ -20,7 +20,8 @@ fn main() {
     let (warm_up, measurement) = if quick { QUICK } else { FULL };
     let c = Criterion::default()
         .warm_up_time(warm_up)
-        .measurement_time(measurement);
+        .measurement_time(measurement)
+        .nresamples(RESAMPLES);
     // criterion's HTML report (target/criterion/report/index.html: the distributions) only when
     // asked for (`cargo lab bench --html`): its plots about double the time per case.
     let html = std::env::var(ENV_HTML).is_ok_and(|v| v == "1");
@@ -50,7 +51,11 @@ const ENV_HTML: &str = "WIRELAB_HTML";
 /// the reports' notes compare the intervals).
 const FULL: (Duration, Duration) = (Duration::from_millis(500), Duration::from_millis(2000));
 /// The same for `--quick` (rough numbers, 20 samples).
-const QUICK: (Duration, Duration) = (Duration::from_millis(200), Duration::from_millis(400));
+const QUICK: (Duration, Duration) = (Duration::from_millis(50), Duration::from_millis(250));
+/// Bootstrap resamples of criterion's own analysis per case (its default, 100,000, costs
+/// about 0.2 s a case; the reports' intervals are the lab's own bootstrap, see
+/// `report::bootstrap`).
+const RESAMPLES: usize = 20_000;
 
 /// The cases this run will measure, one cell each, as the run's verification recorded them
 /// (for the progress line; empty when no verification was recorded).

@@ -168,7 +168,34 @@ pub struct Verification {
     pub workloads: Vec<WorkloadInfo>,
     /// Each case's output, keyed by case id.
     pub outputs: BTreeMap<String, Output>,
+    /// How long each case's verifying run took, in milliseconds (output collected; a rough
+    /// guide to what measuring it costs, used by `--quick`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub run_ms: BTreeMap<String, f64>,
 }
+
+impl Verification {
+    /// The cases a run counts instructions and allocations of: every verified case, or with
+    /// `quick` those whose verifying run took at most [`QUICK_COUNT_LIMIT_MS`].
+    pub fn counted(&self, quick: bool) -> Vec<String> {
+        self.outputs
+            .keys()
+            .filter(|id| {
+                !quick
+                    || self
+                        .run_ms
+                        .get(*id)
+                        .is_none_or(|ms| *ms <= QUICK_COUNT_LIMIT_MS)
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+/// With `--quick`, cases whose one run takes longer than this (in milliseconds) are not counted
+/// under valgrind and dhat, where they cost the most: a full run or `cargo lab check` counts
+/// them.
+pub const QUICK_COUNT_LIMIT_MS: f64 = 20.0;
 
 /// The raw result files, one per metric and experiment page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

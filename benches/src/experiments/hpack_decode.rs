@@ -176,7 +176,7 @@ fn workloads() -> Result<Vec<Workload<Blocks>>, LoadError> {
         })
         .collect();
     for folder in ["nghttp2", "python-hpack", "swift-nio-hpack-plain-text"] {
-        if let Some(stories) = stories::load(folder)? {
+        if let Some(stories) = stories::load_wires(folder)? {
             out.push(story_workload(folder, &stories));
         }
     }

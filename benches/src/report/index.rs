@@ -15,6 +15,10 @@ pub const HEADLINE_END: &str = "<!-- wirelab:headline:end -->";
 pub const EXPERIMENTS_BEGIN: &str = "<!-- wirelab:experiments:begin -->";
 /// Marker that closes it.
 pub const EXPERIMENTS_END: &str = "<!-- wirelab:experiments:end -->";
+/// Marks the start of the README's generated line on what the last full run cost.
+pub const COST_BEGIN: &str = "<!-- wirelab:cost:begin -->";
+/// Marks its end.
+pub const COST_END: &str = "<!-- wirelab:cost:end -->";
 
 /// The first optimized variant of a page's ladder.
 fn optimized(data: &ExperimentData) -> &str {
@@ -188,4 +192,25 @@ pub fn scaling_lines(data: &ExperimentData, scaling: &Scaling) -> Vec<chart::Lin
         })
         .filter(|l| !l.points.is_empty())
         .collect()
+}
+
+/// The README's line on what the committed reports' run cost, from their receipts' durations
+/// (the slowest receipt, since a run measures every page).
+pub fn cost_line(entries: &[(Experiment, &ExperimentData)]) -> String {
+    let Some(d) = entries
+        .iter()
+        .filter_map(|(_, data)| data.receipt.durations_s)
+        .max_by(|a, b| a.total.total_cmp(&b.total))
+    else {
+        return "The committed reports' receipts do not record how long their run took.\n".into();
+    };
+    format!(
+        "The committed reports come from a full run of {:.0} s ({:.1} minutes) after the first build: verify {:.0} s, wall time {:.0} s, instructions {:.0} s, allocations {:.0} s.\n",
+        d.total,
+        d.total / 60.0,
+        d.verify,
+        d.wall,
+        d.instructions,
+        d.allocations
+    )
 }

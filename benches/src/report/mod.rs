@@ -11,8 +11,8 @@ mod tables;
 
 pub use format::{fmt_bytes, fmt_count, fmt_ns, fmt_ratio, fmt_throughput};
 pub use index::{
-    EXPERIMENTS_BEGIN, EXPERIMENTS_END, HEADLINE_BEGIN, HEADLINE_END, experiments_table, headline,
-    render_index, splice,
+    COST_BEGIN, COST_END, EXPERIMENTS_BEGIN, EXPERIMENTS_END, HEADLINE_BEGIN, HEADLINE_END,
+    cost_line, experiments_table, headline, render_index, splice,
 };
 
 use crate::catalog::{self, Experiment, UNSEEDED_TOLERANCE};
@@ -49,7 +49,8 @@ pub fn render_plots(
     Ok(out)
 }
 
-/// The README (`text`) with its generated headline and experiment tables replaced.
+/// The README (`text`) with its generated headline table, cost line and experiment table
+/// replaced.
 ///
 /// # Errors
 ///
@@ -59,6 +60,7 @@ pub fn render_readme(
     entries: &[(Experiment, &ExperimentData)],
 ) -> Result<String, String> {
     let text = splice(text, HEADLINE_BEGIN, HEADLINE_END, &headline(entries))?;
+    let text = splice(&text, COST_BEGIN, COST_END, &cost_line(entries))?;
     splice(
         &text,
         EXPERIMENTS_BEGIN,

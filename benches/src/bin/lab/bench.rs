@@ -14,7 +14,9 @@ use wirelab_bench::selection::Selection;
 pub struct Args {
     /// What to measure: EXP[/WORKLOAD[/VARIANT]] (everything when none given).
     selection: Vec<String>,
-    /// Short wall-time measurements (rough numbers, for development).
+    /// Rough numbers for development, in about a quarter of the time: short wall-time
+    /// measurements, no instruction or allocation counts of cases slower than 20 ms a run, and
+    /// reports/ left alone.
     #[arg(long)]
     quick: bool,
     /// Measure without rewriting reports/ (the raw results stay under target/wirelab).
@@ -55,9 +57,9 @@ pub fn run(args: &Args) -> Result<()> {
         harness::wall(&sel, args.quick, args.html)?
     };
     phase(3, "instructions (gungraun)", started);
-    let icount_s = harness::icount(&sel)?;
+    let icount_s = harness::icount(&sel, args.quick)?;
     phase(4, "allocations (dhat)", started);
-    let alloc_s = harness::alloc(&sel)?;
+    let alloc_s = harness::alloc(&sel, args.quick)?;
     let durations = Durations {
         verify: verify_s,
         wall: wall_s,
@@ -85,7 +87,10 @@ pub fn run(args: &Args) -> Result<()> {
             eprintln!("lab: {id} was measured in part: reports/ keeps its committed data");
         }
     }
-    if args.no_report || fresh.is_empty() {
+    if args.quick && !args.no_report && !fresh.is_empty() {
+        eprintln!("lab: --quick: reports/ keeps the full run's data");
+    }
+    if args.no_report || args.quick || fresh.is_empty() {
         eprintln!("lab: raw results are under target/wirelab");
         return Ok(());
     }

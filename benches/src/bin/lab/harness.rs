@@ -11,7 +11,7 @@ use std::process::Command;
 use wirelab_bench::data::ENV_INPUTS;
 use wirelab_bench::paths::{icount_target_dir, inputs_dir, target_dir};
 use wirelab_bench::progress::Progress;
-use wirelab_bench::records::{Metric, Verification, read_json, write_json};
+use wirelab_bench::records::{Metric, QUICK_COUNT_LIMIT_MS, Verification, read_json, write_json};
 use wirelab_bench::selection::Selection;
 use wirelab_bench::{ENV_QUICK, ENV_SELECTION};
 
@@ -47,29 +47,49 @@ pub fn wall(sel: &Selection, quick: bool, html: bool) -> Result<f64> {
     Ok(started.elapsed().as_secs_f64())
 }
 
-/// Allocations: one dhat process per experiment page. Returns the seconds it took.
-pub fn alloc(sel: &Selection) -> Result<f64> {
-    let mut progress = Progress::new("allocations", steps(sel)?);
+/// Allocations: one dhat process per experiment page, over the cases [`counted`] keeps.
+/// Returns the seconds it took.
+pub fn alloc(sel: &Selection, quick: bool) -> Result<f64> {
+    let mut progress = Progress::new("allocations", steps(sel, quick)?);
     for exp in sel.experiments() {
         let id = exp.id();
         remove(&Metric::Alloc.file(&id))?;
         progress.step(&id);
+        let cases = counted(&id, quick)?;
+        if cases.is_empty() {
+            continue;
+        }
         run(
-            cargo_run("alloc", exp.backend).arg(sel.narrowed_to(&id).to_string()),
+            cargo_run("alloc", exp.backend).args(cases),
             "allocation harness (dhat)",
         )?;
     }
     Ok(progress.finish())
 }
 
-/// The experiment pages of `sel` with their verified case counts (run verify first).
-fn steps(sel: &Selection) -> Result<Vec<(String, usize)>> {
+/// The case ids of page `exp` whose instructions and allocations a run counts (run verify
+/// first): every verified case, or with `quick` the cheap ones (see
+/// [`Verification::counted`]); says how many `quick` leaves out.
+fn counted(exp: &str, quick: bool) -> Result<Vec<String>> {
+    let v: Verification = read_json(&Metric::Verify.file(exp)).map_err(anyhow::Error::msg)?;
+    let cases = v.counted(quick);
+    let left_out = v.outputs.len() - cases.len();
+    if left_out > 0 {
+        eprintln!(
+            "lab: --quick: {exp}: {left_out} case(s) slower than {QUICK_COUNT_LIMIT_MS} ms a run not counted (a full run or `cargo lab check` counts them)"
+        );
+    }
+    Ok(cases)
+}
+
+/// The experiment pages of `sel` with the number of cases a run counts (run verify first).
+fn steps(sel: &Selection, quick: bool) -> Result<Vec<(String, usize)>> {
     sel.experiments()
         .iter()
         .map(|e| {
             let v: Verification =
                 read_json(&Metric::Verify.file(&e.id())).map_err(anyhow::Error::msg)?;
-            Ok((e.id(), v.outputs.len()))
+            Ok((e.id(), v.counted(quick).len()))
         })
         .collect()
 }
@@ -97,12 +117,12 @@ fn gungraun_dir() -> PathBuf {
 
 /// Instructions: one gungraun run per experiment page (so that a case's count does not depend
 /// on which other experiments exist), built and run from the fixed mirror, over the cases the
-/// page's verification recorded (run [`crate::verify::run`] first).
-pub fn icount(sel: &Selection) -> Result<f64> {
+/// page's verification recorded and [`counted`] keeps (run [`crate::verify::run`] first).
+pub fn icount(sel: &Selection, quick: bool) -> Result<f64> {
     preflight_icount()?;
     let data = fixed_data_link()?;
     let workspace = mirror_workspace()?;
-    let mut progress = Progress::new("instructions", steps(sel)?);
+    let mut progress = Progress::new("instructions", steps(sel, quick)?);
     for exp in sel.experiments() {
         let id = exp.id();
         progress.step(&id);
@@ -110,16 +130,18 @@ pub fn icount(sel: &Selection) -> Result<f64> {
         remove(&Metric::Instructions.file(&id))?;
         let verified: Verification =
             read_json(&Metric::Verify.file(&id)).map_err(anyhow::Error::msg)?;
-        let manifest: Vec<ManifestEntry> = verified
-            .outputs
-            .into_iter()
-            .map(|(case, o)| ManifestEntry {
-                case,
-                digest: o.digest,
+        let cases = counted(&id, quick)?;
+        if cases.is_empty() {
+            continue;
+        }
+        let manifest: Vec<ManifestEntry> = cases
+            .iter()
+            .map(|case| ManifestEntry {
+                case: case.clone(),
+                digest: verified.outputs[case].digest.clone(),
             })
             .collect();
         write_json(&manifest_file(), &manifest).map_err(anyhow::Error::msg)?;
-        let cases: Vec<String> = manifest.into_iter().map(|e| e.case).collect();
         let mut cmd = gungraun_command(&exp.backend.cargo_args(), data.as_deref());
         run_in(&mut cmd, &workspace, "instruction-count harness (gungraun)")?;
         let counts = read_summaries(&cases)?;

@@ -49,11 +49,15 @@ fn verify_group(group: Group) -> Result<(usize, usize)> {
         variants: Vec::new(),
         workloads: Vec::new(),
         outputs: BTreeMap::new(),
+        run_ms: BTreeMap::new(),
     };
     let mut details = Vec::new();
     let (variants, workloads) = (group.variants, group.workloads);
     for mut case in group.cases {
+        let started = std::time::Instant::now();
         let v = case.verify();
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        record.run_ms.insert(case.id.to_string(), ms);
         if !matches!(v.check, Check::Pass | Check::Equivalent) {
             details.push(format!("{}: {}", case.id, v.check));
         }
