@@ -26,7 +26,9 @@ fn main() {
     // asked for (`cargo lab bench --html`): its plots about double the time per case.
     let html = std::env::var(ENV_HTML).is_ok_and(|v| v == "1");
     let mut c = if html { c } else { c.without_plots() }.configure_from_args();
-    let mut progress = Progress::new("wall", planned_cases(&sel));
+    // Quick and full runs keep their durations apart, for the ETA.
+    let phase = if quick { "wall-quick" } else { "wall" };
+    let mut progress = Progress::new(phase, planned_cases(&sel));
     for group in catalog::walk(&sel) {
         let group = group.unwrap_or_else(|e| fail(e));
         let exp = group.exp.id();

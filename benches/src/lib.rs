@@ -6,6 +6,7 @@
 //! Every harness reads the same catalog: a workload is defined once, in `experiments/`.
 
 pub mod catalog;
+pub mod compare;
 pub mod data;
 pub mod experiments;
 pub mod paths;

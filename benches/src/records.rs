@@ -211,17 +211,32 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// Every metric, in the order a run measures them.
+    pub const ALL: [Metric; 4] = [
+        Metric::Verify,
+        Metric::Wall,
+        Metric::Instructions,
+        Metric::Alloc,
+    ];
+
     /// The raw file of `exp` (`target/wirelab/<metric>/<exp>.json`).
     pub fn file(self, exp: &str) -> PathBuf {
-        let dir = match self {
+        crate::paths::lab_dir().join(self.file_name(exp))
+    }
+
+    /// The raw file of `exp` relative to the lab's folder (`<metric>/<exp>.json`).
+    pub fn file_name(self, exp: &str) -> PathBuf {
+        Path::new(self.dir()).join(format!("{exp}.json"))
+    }
+
+    /// The folder of this metric's files, relative to the lab's folder.
+    pub fn dir(self) -> &'static str {
+        match self {
             Metric::Verify => "verify",
             Metric::Wall => "wall",
             Metric::Instructions => "icount",
             Metric::Alloc => "alloc",
-        };
-        crate::paths::lab_dir()
-            .join(dir)
-            .join(format!("{exp}.json"))
+        }
     }
 }
 

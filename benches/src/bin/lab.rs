@@ -6,6 +6,7 @@
 //! cargo lab bench [SELECTION...] [--quick]   verify, wall time, instructions, allocations, report
 //! cargo lab report                           re-render reports/ from reports/data alone
 //! cargo lab check [SELECTION...]             re-measure instructions and allocations against reports/data
+//! cargo lab compare BASE [NEW] [SELECTION...] two revisions case by case (instructions, allocations, wall time, outputs)
 //! cargo lab profile SELECTION...             dhat-heap.json per case, for DHAT's viewer
 //! cargo lab fuzz TARGET [SECONDS] / fuzz-smoke
 //! ```
@@ -21,6 +22,8 @@ use wirelab_bench::selection::Selection;
 mod bench;
 #[path = "lab/check.rs"]
 mod check;
+#[path = "lab/compare.rs"]
+mod compare;
 #[path = "lab/fuzz.rs"]
 mod fuzz;
 #[path = "lab/harness.rs"]
@@ -69,6 +72,10 @@ enum Cmd {
     Bench(bench::Args),
     /// Render reports/ and the README's generated tables from reports/data/*.json alone.
     Report,
+    /// Compare two revisions (git revisions, the working tree, or runs saved with
+    /// `bench --save`) case by case: instructions and allocations exactly, wall time as a
+    /// ratio with its 95 % interval, and whether the output changed.
+    Compare(compare::Args),
     /// Re-measure instructions and allocations and compare them with reports/data.
     Check {
         /// What to check (everything when none given).
@@ -142,6 +149,7 @@ fn main() {
         Cmd::Verify { selection: s } => selection(&s).and_then(|s| verify::run(&s).map(|_| ())),
         Cmd::Bench(args) => bench::run(&args),
         Cmd::Report => report::run(),
+        Cmd::Compare(args) => compare::run(&args),
         Cmd::Check { selection: s } => selection(&s).and_then(|s| check::run(&s)),
         Cmd::Profile { selection: s } => selection(&s).and_then(|s| profile::run(&s)),
         Cmd::Fuzz {

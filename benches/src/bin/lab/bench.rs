@@ -30,6 +30,10 @@ pub struct Args {
     /// instructions and allocations; the receipt records this flag.
     #[arg(long)]
     reuse_wall: bool,
+    /// Also keep this run's raw results under the name NAME (target/wirelab/saved/NAME), for
+    /// `cargo lab compare NAME ...`.
+    #[arg(long, value_name = "NAME")]
+    save: Option<String>,
 }
 
 fn phase(n: usize, what: &str, started: Instant) {
@@ -76,6 +80,9 @@ pub fn run(args: &Args) -> Result<()> {
         fmt_secs(icount_s),
         fmt_secs(alloc_s)
     );
+    if let Some(name) = &args.save {
+        save(name)?;
+    }
     let mut fresh = Vec::new();
     for exp in sel.experiments() {
         let id = exp.id();
@@ -116,4 +123,35 @@ fn print_summary(data: &ExperimentData) {
         });
         println!("{id:<50} {wall:>12} {ir:>15} instr {blocks:>9} blocks/run");
     }
+}
+
+/// Copies the raw results of this run (every metric's folder) to `target/wirelab/saved/NAME`.
+fn save(name: &str) -> Result<()> {
+    use anyhow::Context;
+    if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+        anyhow::bail!("--save: `{name}` is not a usable name (no slashes, not hidden)");
+    }
+    let to = crate::compare::saved_dir(name);
+    if to.exists() {
+        std::fs::remove_dir_all(&to).with_context(|| format!("replacing {}", to.display()))?;
+    }
+    for metric in records::Metric::ALL {
+        let from = wirelab_bench::paths::lab_dir().join(metric.dir());
+        let Ok(entries) = std::fs::read_dir(&from) else {
+            continue;
+        };
+        std::fs::create_dir_all(to.join(metric.dir()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|x| x == "json") {
+                std::fs::copy(&path, to.join(metric.dir()).join(entry.file_name()))
+                    .with_context(|| format!("saving {}", path.display()))?;
+            }
+        }
+    }
+    eprintln!(
+        "lab: saved as `{name}` ({}): `cargo lab compare {name}` compares with it",
+        to.display()
+    );
+    Ok(())
 }

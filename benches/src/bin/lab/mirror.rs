@@ -45,9 +45,13 @@ pub fn remap_flags() -> String {
 /// are unchanged are not rewritten (cargo's fingerprints go by modification time); files gone
 /// from the checkout are removed from the mirror.
 pub fn mirror_workspace() -> Result<PathBuf> {
-    let dst = icount_target_dir().join("workspace");
-    let src = workspace_root();
-    let wanted = files_under(&src)?;
+    sync_workspace(&workspace_root(), &icount_target_dir().join("workspace"))
+}
+
+/// Makes `dst` hold the workspace files of `src` (see [`mirror_workspace`]), rewriting only
+/// the files whose contents differ, and returns `dst`.
+pub fn sync_workspace(src: &Path, dst: &Path) -> Result<PathBuf> {
+    let wanted = files_under(src)?;
     for rel in &wanted {
         let (from, to) = (src.join(rel), dst.join(rel));
         let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
@@ -58,10 +62,10 @@ pub fn mirror_workspace() -> Result<PathBuf> {
             std::fs::write(&to, &bytes).with_context(|| format!("writing {}", to.display()))?;
         }
     }
-    for stale in files_under(&dst)?.difference(&wanted) {
+    for stale in files_under(dst)?.difference(&wanted) {
         std::fs::remove_file(dst.join(stale))?;
     }
-    Ok(dst)
+    Ok(dst.to_path_buf())
 }
 
 /// The files of [`WORKSPACE_PARTS`] under `base`, relative to it, leaving out build output and

@@ -1,0 +1,402 @@
+//! `cargo lab compare BASE [NEW] [SELECTION...]`: two revisions measured over the same
+//! selection, case by case. Each git revision is checked out (or, for the working tree,
+//! copied) into its own folder under `/tmp/wirelab-cmp/` and measured there by its own lab;
+//! the folders, and so the builds, are kept between calls. Wall time is sampled in alternating
+//! rounds (BASE, NEW, NEW, BASE, …) so that drift of the machine hits both alike. What is
+//! compared is `wirelab_bench::compare`.
+
+use crate::mirror::sync_workspace;
+use crate::tools::{by_backend, output_of, run_in};
+use anyhow::{Context, Result, bail};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use wirelab_bench::compare::{self, Comparison, Gate, Side};
+use wirelab_bench::paths::{lab_dir, workspace_root};
+use wirelab_bench::records::{Metric, Samples, Wall, read_json, write_json};
+use wirelab_bench::selection::Selection;
+use wirelab_bench::{ENV_QUICK, ENV_SELECTION};
+
+/// The arguments of `cargo lab compare`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The revision to compare against: a git revision (commit, branch, tag, `HEAD~1`) or a
+    /// name saved with `cargo lab bench --save NAME`.
+    base: String,
+    /// NEW (a git revision or saved name; default: the working tree, uncommitted changes
+    /// included), then the selection (EXP[/WORKLOAD[/VARIANT]]; everything when none given).
+    /// A first word that is a valid selection is taken as the selection.
+    rest: Vec<String>,
+    /// What to measure, comma-separated: wall, icount, alloc (the outputs are always compared).
+    #[arg(long, value_delimiter = ',', default_value = "wall,icount,alloc")]
+    metrics: Vec<String>,
+    /// Exit with status 1, listing the cases, when a case trips this gate:
+    /// `instructions>+1%`, `wall>+5%` (the whole interval beyond it), `blocks>+0%`,
+    /// `bytes>+0%`, `output-changed`. May be given several times.
+    #[arg(long = "fail-if")]
+    fail_if: Vec<Gate>,
+    /// Also write the comparison in Bencher Metric Format (`bmf`).
+    #[arg(long)]
+    format: Option<String>,
+    /// Alternating wall-time rounds per revision (each a short criterion run of every case).
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+}
+
+/// Where a revision's measurements come from.
+enum Source {
+    /// A commit, checked out in a git worktree.
+    Commit(String),
+    /// The working tree, copied.
+    WorkingTree,
+    /// Records saved by `cargo lab bench --save`.
+    Saved(PathBuf),
+}
+
+/// One side of a comparison.
+struct Revision {
+    /// How it is shown: what the user gave, and what it resolved to.
+    label: String,
+    source: Source,
+    /// Its folder under `/tmp/wirelab-cmp/`; the instruction-count harness's target folder.
+    dir: PathBuf,
+}
+
+/// The saved runs' folder (`target/wirelab/saved/<name>`).
+pub fn saved_dir(name: &str) -> PathBuf {
+    lab_dir().join("saved").join(name)
+}
+
+/// Where compare keeps the revisions' folders: a path as long as the lab's default
+/// instruction-count folder (`/tmp/wirelab-icount-target`), so that the measured processes see
+/// paths of the same lengths, and so count the same instructions, as in `cargo lab bench`.
+fn revision_dir(kind: char, sha: &str) -> PathBuf {
+    const PARENT: &str = "/tmp/wirelab-cmp/";
+    let hex = "/tmp/wirelab-icount-target".len() - PARENT.len() - 2;
+    PathBuf::from(format!("{PARENT}{kind}-{}", &sha[..hex.min(sha.len())]))
+}
+
+fn git(args: &[&str]) -> Option<String> {
+    let root = workspace_root();
+    let mut all = vec!["-C", root.to_str()?];
+    all.extend_from_slice(args);
+    output_of("git", &all)
+}
+
+impl Revision {
+    fn resolve(spec: Option<&str>) -> Result<Self> {
+        let Some(spec) = spec else {
+            let head = git(&["rev-parse", "HEAD"]).context("the working tree has no HEAD")?;
+            return Ok(Self {
+                label: "working tree".into(),
+                source: Source::WorkingTree,
+                dir: revision_dir('w', &head),
+            });
+        };
+        let saved = saved_dir(spec);
+        if saved.is_dir() {
+            return Ok(Self {
+                label: format!("{spec} (saved)"),
+                source: Source::Saved(saved.clone()),
+                dir: saved,
+            });
+        }
+        let Some(sha) = git(&[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{spec}^{{commit}}"),
+        ]) else {
+            bail!("`{spec}` is neither a git revision nor a saved run (target/wirelab/saved/)");
+        };
+        Ok(Self {
+            label: format!("{spec} ({})", &sha[..12]),
+            dir: revision_dir('r', &sha),
+            source: Source::Commit(sha),
+        })
+    }
+
+    /// The folder holding its sources.
+    fn src(&self) -> PathBuf {
+        self.dir.join("src")
+    }
+
+    /// Its raw records (a `target/wirelab` folder).
+    fn records(&self) -> PathBuf {
+        match &self.source {
+            Source::Saved(dir) => dir.clone(),
+            _ => self.dir.join("target").join("wirelab"),
+        }
+    }
+
+    /// Checks the revision out (kept between calls) or copies the working tree.
+    fn prepare(&self) -> Result<()> {
+        match &self.source {
+            Source::Saved(_) => Ok(()),
+            Source::WorkingTree => sync_workspace(&workspace_root(), &self.src()).map(|_| ()),
+            Source::Commit(sha) => {
+                if git_in(&self.src(), &["rev-parse", "HEAD"]).as_deref() == Some(sha.as_str()) {
+                    return Ok(());
+                }
+                let src = self.src();
+                let _ = std::fs::remove_dir_all(&src);
+                let _ = git(&["worktree", "prune"]);
+                let root = workspace_root();
+                run_in(
+                    Command::new("git")
+                        .args(["worktree", "add", "--detach", "--force"])
+                        .arg(&src)
+                        .arg(sha),
+                    &root,
+                    "checking out the revision (git worktree add)",
+                )
+            }
+        }
+    }
+
+    /// A command run in the revision's sources with its own target folders and the shared
+    /// data of this checkout.
+    fn command(&self, program: &str) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(self.src())
+            .env("CARGO_TARGET_DIR", self.dir.join("target"))
+            .env("WIRELAB_ICOUNT_TARGET", &self.dir)
+            .env_remove(wirelab_bench::data::ENV_INPUTS)
+            .env_remove("CARGO_MANIFEST_DIR");
+        if let Ok(Some(data)) = wirelab_bench::data::shared_data()
+            && let Ok(data) = data.canonicalize()
+        {
+            cmd.env("WIRELAB_DATA", data);
+        }
+        cmd
+    }
+
+    /// Verifies the selection and counts what `metrics` asks for, with the revision's own lab.
+    fn measure_counts(&self, sel: &Selection, metrics: &[String]) -> Result<()> {
+        if matches!(self.source, Source::Saved(_)) {
+            return Ok(());
+        }
+        eprintln!("\n=== compare: {}: verify and counts ===", self.label);
+        let mut cmd = self.command("cargo");
+        cmd.args([
+            "run",
+            "--release",
+            "--quiet",
+            "--package",
+            "wirelab-bench",
+            "--bin",
+            "lab",
+            "--",
+        ]);
+        let counts = metrics.iter().any(|m| m == "icount" || m == "alloc");
+        if counts {
+            cmd.args(["bench", "--no-report", "--reuse-wall"]);
+        } else {
+            cmd.arg("verify");
+        }
+        cmd.args(selection_args(sel));
+        let status = cmd.status().context("starting the revision's lab")?;
+        if !status.success() {
+            bail!("{}: its lab failed ({status})", self.label);
+        }
+        Ok(())
+    }
+
+    /// One short criterion run of the selection; returns the samples per case.
+    fn wall_round(&self, sel: &Selection) -> Result<BTreeMap<String, Samples>> {
+        let mut out = BTreeMap::new();
+        for (backend, part) in by_backend(sel) {
+            let mut cmd = self.command("cargo");
+            cmd.args(["bench", "--workspace"])
+                .args(backend.cargo_args())
+                .args(["--bench", "wall"])
+                .env(ENV_SELECTION, part.to_string())
+                .env(ENV_QUICK, "1");
+            let status = cmd.status().context("starting the wall-time harness")?;
+            if !status.success() {
+                bail!("{}: the wall-time harness failed ({status})", self.label);
+            }
+            for exp in part.experiments() {
+                let file = self.records().join(Metric::Wall.file_name(&exp.id()));
+                let walls: BTreeMap<String, Wall> = read_json(&file).map_err(anyhow::Error::msg)?;
+                out.extend(walls.into_iter().map(|(k, w)| (k, w.samples)));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The saved run's wall samples (a saved side is not re-timed).
+    fn saved_wall(&self, sel: &Selection) -> BTreeMap<String, Samples> {
+        let mut out = BTreeMap::new();
+        for exp in sel.experiments() {
+            let file = self.records().join(Metric::Wall.file_name(&exp.id()));
+            if let Ok(walls) = read_json::<BTreeMap<String, Wall>>(&file) {
+                out.extend(walls.into_iter().map(|(k, w)| (k, w.samples)));
+            }
+        }
+        out
+    }
+}
+
+fn git_in(dir: &Path, args: &[&str]) -> Option<String> {
+    let mut all = vec!["-C", dir.to_str()?];
+    all.extend_from_slice(args);
+    output_of("git", &all)
+}
+
+fn selection_args(sel: &Selection) -> Vec<String> {
+    if sel.picks().is_empty() {
+        Vec::new()
+    } else {
+        vec![sel.to_string()]
+    }
+}
+
+/// Splits the positional words after BASE into NEW (when the first is not a selection) and the
+/// selection.
+fn split_rest(rest: &[String]) -> Result<(Option<&str>, Selection)> {
+    match rest.split_first() {
+        Some((first, tail)) if Selection::parse(std::slice::from_ref(first)).is_err() => Ok((
+            Some(first.as_str()),
+            Selection::parse(tail).map_err(anyhow::Error::msg)?,
+        )),
+        _ => Ok((None, Selection::parse(rest).map_err(anyhow::Error::msg)?)),
+    }
+}
+
+/// Runs the comparison.
+pub fn run(args: &Args) -> Result<()> {
+    for m in &args.metrics {
+        if !["wall", "icount", "alloc"].contains(&m.as_str()) {
+            bail!("unknown metric `{m}` (wall, icount, alloc)");
+        }
+    }
+    let (new_spec, sel) = split_rest(&args.rest)?;
+    let base = Revision::resolve(Some(&args.base))?;
+    let new = Revision::resolve(new_spec)?;
+    eprintln!(
+        "compare: BASE {} → NEW {} over `{sel}`",
+        base.label, new.label
+    );
+    for rev in [&base, &new] {
+        rev.prepare()?;
+        rev.measure_counts(&sel, &args.metrics)?;
+    }
+    let (mut b, mut n) = (
+        Side::read(&base.records(), &sel).map_err(anyhow::Error::msg)?,
+        Side::read(&new.records(), &sel).map_err(anyhow::Error::msg)?,
+    );
+    keep_metrics(&mut b, &args.metrics);
+    keep_metrics(&mut n, &args.metrics);
+    if args.metrics.iter().any(|m| m == "wall") {
+        wall_rounds(&base, &new, &mut b, &mut n, &sel, args.rounds)?;
+    }
+    let cmp = compare::compare(&base.label, &new.label, &b, &n);
+    write_outputs(&cmp, args.format.as_deref())?;
+    print!("{}", compare::markdown(&cmp));
+    gate(&cmp, &args.fail_if)
+}
+
+/// Drops the counts a `--metrics` list leaves out.
+fn keep_metrics(side: &mut Side, metrics: &[String]) {
+    if !metrics.iter().any(|m| m == "icount") {
+        side.instructions.clear();
+    }
+    if !metrics.iter().any(|m| m == "alloc") {
+        side.alloc.clear();
+    }
+}
+
+/// Wall samples in alternating rounds: BASE then NEW in even rounds, NEW then BASE in odd ones.
+fn wall_rounds(
+    base: &Revision,
+    new: &Revision,
+    b: &mut Side,
+    n: &mut Side,
+    sel: &Selection,
+    rounds: usize,
+) -> Result<()> {
+    for round in 0..rounds.max(1) {
+        let mut order = [(base, &mut *b), (new, &mut *n)];
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for (rev, side) in order {
+            eprintln!(
+                "\n=== compare: wall time, round {}/{}: {} ===",
+                round + 1,
+                rounds.max(1),
+                rev.label
+            );
+            let samples = if matches!(rev.source, Source::Saved(_)) {
+                if round > 0 {
+                    continue;
+                }
+                rev.saved_wall(sel)
+            } else {
+                rev.wall_round(sel)?
+            };
+            side.add_wall_round(samples);
+        }
+    }
+    b.retain(sel);
+    n.retain(sel);
+    Ok(())
+}
+
+/// Writes the comparison as JSON and Markdown under `target/wirelab/compare/` (and
+/// `latest.json`; with `bmf`, `latest.bmf.json`).
+fn write_outputs(cmp: &Comparison, format: Option<&str>) -> Result<()> {
+    let dir = lab_dir().join("compare");
+    let stem = format!("{}-vs-{}", slug(&cmp.base), slug(&cmp.new));
+    let json = |name: &str| dir.join(name);
+    write_json(&json(&format!("{stem}.json")), cmp).map_err(anyhow::Error::msg)?;
+    write_json(&json("latest.json"), cmp).map_err(anyhow::Error::msg)?;
+    wirelab_bench::records::write_atomically(
+        &dir.join(format!("{stem}.md")),
+        compare::markdown(cmp).as_bytes(),
+    )
+    .map_err(anyhow::Error::msg)?;
+    match format {
+        None => {}
+        Some("bmf") => {
+            write_json(&json(&format!("{stem}.bmf.json")), &compare::bmf(cmp))
+                .map_err(anyhow::Error::msg)?;
+            write_json(&json("latest.bmf.json"), &compare::bmf(cmp)).map_err(anyhow::Error::msg)?;
+        }
+        Some(other) => bail!("unknown format `{other}` (bmf)"),
+    }
+    eprintln!(
+        "compare: written to {}/{stem}.{{json,md}} and latest.json",
+        dir.display()
+    );
+    Ok(())
+}
+
+fn slug(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect::<String>()
+        .trim_matches('_')
+        .to_owned()
+}
+
+/// Exits with status 1 listing the cases that trip a gate.
+fn gate(cmp: &Comparison, gates: &[Gate]) -> Result<()> {
+    let offenders = compare::offenders(cmp, gates);
+    if offenders.is_empty() {
+        return Ok(());
+    }
+    eprintln!("compare: {} gate violation(s):", offenders.len());
+    for (case, why) in &offenders {
+        eprintln!("  {case}: {why}");
+    }
+    std::process::exit(1)
+}

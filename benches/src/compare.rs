@@ -1,0 +1,450 @@
+//! Revision against revision: what `cargo lab compare` computes from two sets of raw records
+//! (each a `target/wirelab`-like folder: `verify/`, `icount/`, `alloc/` per experiment, plus
+//! the wall samples compare gathered in alternating rounds), and the gates that turn a
+//! comparison into an exit code. The orchestration (worktrees, builds, rounds) is
+//! `src/bin/lab/compare.rs`; everything here is pure, so that tests can drive it.
+
+use crate::records::{Alloc, Metric, Samples, Verification, read_json};
+use crate::report::bootstrap;
+use crate::selection::Selection;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// What one revision measured, per case id.
+#[derive(Clone, Debug, Default)]
+pub struct Side {
+    /// Output digests from the verifying run.
+    pub digests: BTreeMap<String, String>,
+    /// Instruction counts.
+    pub instructions: BTreeMap<String, u64>,
+    /// Allocations.
+    pub alloc: BTreeMap<String, Alloc>,
+    /// Wall-time samples (criterion's raw samples, rounds pooled).
+    pub wall: BTreeMap<String, Samples>,
+}
+
+impl Side {
+    /// Reads the verify, instruction and allocation records under `lab_dir` of the cases
+    /// `sel` wants; `wall` starts empty. A metric folder that is absent reads as nothing.
+    ///
+    /// # Errors
+    ///
+    /// When a record file exists but cannot be read.
+    pub fn read(lab_dir: &Path, sel: &Selection) -> Result<Self, String> {
+        let mut side = Side::default();
+        for exp in sel.experiments() {
+            let id = exp.id();
+            let file = |m: Metric| lab_dir.join(m.file_name(&id));
+            if let Some(v) = read_if_present::<Verification>(&file(Metric::Verify))? {
+                side.digests
+                    .extend(v.outputs.into_iter().map(|(k, o)| (k, o.digest)));
+            }
+            if let Some(i) = read_if_present::<BTreeMap<String, u64>>(&file(Metric::Instructions))?
+            {
+                side.instructions.extend(i);
+            }
+            if let Some(a) = read_if_present::<BTreeMap<String, Alloc>>(&file(Metric::Alloc))? {
+                side.alloc.extend(a);
+            }
+        }
+        side.retain(sel);
+        Ok(side)
+    }
+
+    /// Keeps only the cases `sel` wants.
+    pub fn retain(&mut self, sel: &Selection) {
+        let wanted = |id: &String| wants(sel, id);
+        self.digests.retain(|k, _| wanted(k));
+        self.instructions.retain(|k, _| wanted(k));
+        self.alloc.retain(|k, _| wanted(k));
+        self.wall.retain(|k, _| wanted(k));
+    }
+
+    /// Appends one round's wall samples (case id -> samples) to those already gathered.
+    pub fn add_wall_round(&mut self, round: BTreeMap<String, Samples>) {
+        for (id, s) in round {
+            let acc = self.wall.entry(id).or_default();
+            acc.iters.extend(s.iters);
+            acc.times_ns.extend(s.times_ns);
+        }
+    }
+}
+
+fn read_if_present<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
+    if path.exists() {
+        read_json(path).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Whether `sel` wants the case `id` (`exp/workload/variant`).
+pub fn wants(sel: &Selection, id: &str) -> bool {
+    let mut parts = id.splitn(3, '/');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(e), Some(w), Some(v)) => sel.wants(e, w, v),
+        _ => false,
+    }
+}
+
+/// A value in both revisions.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pair<T> {
+    /// BASE's value.
+    pub base: T,
+    /// NEW's value.
+    pub new: T,
+}
+
+/// Allocations of one case in one revision: totals over the harness's runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllocCount {
+    /// Heap blocks allocated.
+    pub blocks: u64,
+    /// Heap bytes allocated.
+    pub bytes: u64,
+    /// The runs they were counted over.
+    pub runs: u64,
+}
+
+/// NEW's median wall time over BASE's, with its 95 % bootstrap interval.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WallRatio {
+    /// The ratio of the medians.
+    pub ratio: f64,
+    /// The 2.5th percentile of the bootstrap ratios.
+    pub lower: f64,
+    /// The 97.5th percentile.
+    pub upper: f64,
+}
+
+impl WallRatio {
+    /// Whether the interval contains 1 (no difference can be claimed).
+    pub fn spans_one(&self) -> bool {
+        self.lower <= 1.0 && self.upper >= 1.0
+    }
+}
+
+/// One case present in both revisions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CaseDelta {
+    /// `exp/workload/variant`.
+    pub case: String,
+    /// Instruction counts, where both revisions counted them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<Pair<u64>>,
+    /// Allocations, where both revisions counted them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alloc: Option<Pair<AllocCount>>,
+    /// Wall time, where both revisions were timed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall: Option<WallRatio>,
+    /// Whether the two revisions' outputs differ (digests of the verifying runs).
+    pub output_changed: bool,
+}
+
+impl CaseDelta {
+    /// The instruction count's change in percent.
+    pub fn instructions_pct(&self) -> Option<f64> {
+        self.instructions.map(|p| pct(p.base, p.new))
+    }
+
+    /// Whether nothing changed: same output, same counts, a wall interval containing 1.
+    pub fn unchanged(&self) -> bool {
+        !self.output_changed
+            && self.instructions.is_none_or(|p| p.base == p.new)
+            && self.alloc.is_none_or(|p| p.base == p.new)
+            && self.wall.is_none_or(|w| w.spans_one())
+    }
+
+    /// How large the change is, for sorting: the largest of the instruction change, the
+    /// allocation changes and (when its interval excludes 1) the wall-time change, in percent;
+    /// a changed output sorts first.
+    pub fn magnitude(&self) -> f64 {
+        if self.output_changed {
+            return f64::INFINITY;
+        }
+        let alloc = self.alloc.map_or(0.0, |p| {
+            pct(p.base.blocks, p.new.blocks)
+                .abs()
+                .max(pct(p.base.bytes, p.new.bytes).abs())
+        });
+        let wall = self
+            .wall
+            .filter(|w| !w.spans_one())
+            .map_or(0.0, |w| (w.ratio - 1.0).abs() * 100.0);
+        self.instructions_pct()
+            .map_or(0.0, f64::abs)
+            .max(alloc)
+            .max(wall)
+    }
+}
+
+/// `new` against `base` in percent (0 when both are 0).
+pub fn pct(base: u64, new: u64) -> f64 {
+    if base == new {
+        0.0
+    } else if base == 0 {
+        f64::INFINITY
+    } else {
+        (new as f64 - base as f64) / base as f64 * 100.0
+    }
+}
+
+/// The comparison of two revisions, as `target/wirelab/compare/*.json` holds it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// BASE, as given and resolved.
+    pub base: String,
+    /// NEW, as given and resolved.
+    pub new: String,
+    /// The cases present in both, largest change first.
+    pub cases: Vec<CaseDelta>,
+    /// Cases only NEW has.
+    pub added: Vec<String>,
+    /// Cases only BASE has.
+    pub removed: Vec<String>,
+}
+
+/// Compares what two revisions measured, case by case.
+pub fn compare(base_name: &str, new_name: &str, base: &Side, new: &Side) -> Comparison {
+    let (b, n): (BTreeSet<&String>, BTreeSet<&String>) =
+        (base.digests.keys().collect(), new.digests.keys().collect());
+    let mut cases: Vec<CaseDelta> = b.intersection(&n).map(|id| delta(id, base, new)).collect();
+    cases.sort_by(|x, y| y.magnitude().total_cmp(&x.magnitude()));
+    Comparison {
+        base: base_name.to_owned(),
+        new: new_name.to_owned(),
+        cases,
+        added: n.difference(&b).map(|s| (*s).clone()).collect(),
+        removed: b.difference(&n).map(|s| (*s).clone()).collect(),
+    }
+}
+
+fn delta(id: &str, base: &Side, new: &Side) -> CaseDelta {
+    let count = |a: &Alloc| AllocCount {
+        blocks: a.blocks,
+        bytes: a.bytes,
+        runs: a.runs,
+    };
+    CaseDelta {
+        case: id.to_owned(),
+        instructions: both(&base.instructions, &new.instructions, id, |v| *v),
+        alloc: both(&base.alloc, &new.alloc, id, count),
+        wall: match (base.wall.get(id), new.wall.get(id)) {
+            (Some(b), Some(n)) => bootstrap::ratio(n, b).map(|r| WallRatio {
+                ratio: r.value,
+                lower: r.lower,
+                upper: r.upper,
+            }),
+            _ => None,
+        },
+        output_changed: base.digests.get(id) != new.digests.get(id),
+    }
+}
+
+fn both<V, T>(
+    base: &BTreeMap<String, V>,
+    new: &BTreeMap<String, V>,
+    id: &str,
+    f: impl Fn(&V) -> T,
+) -> Option<Pair<T>> {
+    Some(Pair {
+        base: f(base.get(id)?),
+        new: f(new.get(id)?),
+    })
+}
+
+/// A condition on a comparison that fails the command (`--fail-if`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Gate {
+    /// `instructions>+N%`: a case's instruction count changed by more than N %.
+    Instructions(f64),
+    /// `blocks>+N%` / `bytes>+N%`: a case's allocated blocks (bytes) changed by more than N %.
+    Blocks(f64),
+    /// See [`Gate::Blocks`].
+    Bytes(f64),
+    /// `wall>+N%`: NEW is slower than BASE by more than N % over the whole 95 % interval.
+    Wall(f64),
+    /// `output-changed`: a case's output differs between the revisions.
+    OutputChanged,
+}
+
+impl std::str::FromStr for Gate {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if s == "output-changed" {
+            return Ok(Gate::OutputChanged);
+        }
+        let bad = || {
+            format!(
+                "bad gate `{s}`: expected METRIC>+N% (METRIC: instructions, wall, blocks, bytes) or output-changed"
+            )
+        };
+        let (metric, rest) = s.split_once('>').ok_or_else(bad)?;
+        let pct: f64 = rest
+            .trim()
+            .strip_suffix('%')
+            .ok_or_else(bad)?
+            .trim()
+            .parse()
+            .map_err(|_| bad())?;
+        match metric.trim() {
+            "instructions" => Ok(Gate::Instructions(pct)),
+            "wall" => Ok(Gate::Wall(pct)),
+            "blocks" => Ok(Gate::Blocks(pct)),
+            "bytes" => Ok(Gate::Bytes(pct)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl Gate {
+    /// Why `case` trips this gate, if it does.
+    pub fn trips(&self, c: &CaseDelta) -> Option<String> {
+        let over = |v: f64, limit: f64| v > limit;
+        match *self {
+            Gate::OutputChanged => c.output_changed.then(|| "output changed".to_owned()),
+            Gate::Instructions(p) => c
+                .instructions_pct()
+                .filter(|d| over(*d, p))
+                .map(|d| format!("instructions {d:+.3} % (limit {p:+} %)")),
+            Gate::Blocks(p) => c
+                .alloc
+                .map(|a| pct(a.base.blocks, a.new.blocks))
+                .filter(|d| over(*d, p))
+                .map(|d| format!("blocks {d:+.2} % (limit {p:+} %)")),
+            Gate::Bytes(p) => c
+                .alloc
+                .map(|a| pct(a.base.bytes, a.new.bytes))
+                .filter(|d| over(*d, p))
+                .map(|d| format!("bytes {d:+.2} % (limit {p:+} %)")),
+            Gate::Wall(p) => c.wall.filter(|w| w.lower > 1.0 + p / 100.0).map(|w| {
+                format!(
+                    "wall {:+.1} % [{:+.1}, {:+.1}] (limit {p:+} %)",
+                    (w.ratio - 1.0) * 100.0,
+                    (w.lower - 1.0) * 100.0,
+                    (w.upper - 1.0) * 100.0
+                )
+            }),
+        }
+    }
+}
+
+/// Every (case, reason) a set of gates trips on a comparison.
+pub fn offenders(cmp: &Comparison, gates: &[Gate]) -> Vec<(String, String)> {
+    cmp.cases
+        .iter()
+        .flat_map(|c| {
+            gates
+                .iter()
+                .filter_map(move |g| g.trips(c).map(|why| (c.case.clone(), why)))
+        })
+        .collect()
+}
+
+fn fmt_instructions(c: &CaseDelta) -> String {
+    c.instructions.map_or("-".into(), |p| {
+        format!(
+            "{} → {} ({:+.3} %)",
+            crate::report::fmt_count(p.base),
+            crate::report::fmt_count(p.new),
+            pct(p.base, p.new)
+        )
+    })
+}
+
+fn fmt_alloc(c: &CaseDelta) -> String {
+    c.alloc.map_or("-".into(), |p| {
+        if p.base == p.new {
+            format!("{} blocks, {} B (same)", p.new.blocks, p.new.bytes)
+        } else {
+            format!(
+                "{} → {} blocks, {} → {} B",
+                p.base.blocks, p.new.blocks, p.base.bytes, p.new.bytes
+            )
+        }
+    })
+}
+
+fn fmt_wall(c: &CaseDelta) -> String {
+    c.wall.map_or("-".into(), |w| {
+        let mark = if w.spans_one() { "≈" } else { "" };
+        format!("{mark}{:.3}x [{:.3}, {:.3}]", w.ratio, w.lower, w.upper)
+    })
+}
+
+/// The comparison as a Markdown table: changed cases largest first, unchanged cases folded
+/// into one line, then added and removed cases.
+pub fn markdown(cmp: &Comparison) -> String {
+    let mut out = format!("# {} → {}\n\n", cmp.base, cmp.new);
+    out.push_str("Wall time is NEW/BASE (below 1 is faster) with its 95 % interval, from samples taken in alternating rounds; instructions and allocations are exact.\n\n");
+    let changed: Vec<&CaseDelta> = cmp.cases.iter().filter(|c| !c.unchanged()).collect();
+    if !changed.is_empty() {
+        out.push_str("| case | instructions | allocations | wall NEW/BASE | output |\n");
+        out.push_str("| --- | ---: | ---: | ---: | --- |\n");
+        for c in &changed {
+            let output = if c.output_changed {
+                "**changed** (not a speed change)"
+            } else {
+                "same"
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {output} |",
+                c.case,
+                fmt_instructions(c),
+                fmt_alloc(c),
+                fmt_wall(c)
+            );
+        }
+        out.push('\n');
+    }
+    let same = cmp.cases.len() - changed.len();
+    let _ = writeln!(
+        out,
+        "{same} of {} cases unchanged: same output, the same instruction and allocation counts, and a wall interval containing 1.00.",
+        cmp.cases.len()
+    );
+    for (what, list) in [("Added", &cmp.added), ("Removed", &cmp.removed)] {
+        if !list.is_empty() {
+            let _ = writeln!(out, "\n{what} (in one revision only): {}", list.join(", "));
+        }
+    }
+    out
+}
+
+/// The comparison in Bencher Metric Format: NEW's measures per case (`instructions`,
+/// `allocations` and `allocated-bytes` per run, and `wall-ratio` with its interval).
+pub fn bmf(cmp: &Comparison) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    for c in &cmp.cases {
+        let mut m = serde_json::Map::new();
+        if let Some(p) = c.instructions {
+            m.insert("instructions".into(), serde_json::json!({"value": p.new}));
+        }
+        if let Some(p) = c.alloc {
+            let runs = p.new.runs.max(1) as f64;
+            m.insert(
+                "allocations".into(),
+                serde_json::json!({"value": p.new.blocks as f64 / runs}),
+            );
+            m.insert(
+                "allocated-bytes".into(),
+                serde_json::json!({"value": p.new.bytes as f64 / runs}),
+            );
+        }
+        if let Some(w) = c.wall {
+            m.insert(
+                "wall-ratio".into(),
+                serde_json::json!({"value": w.ratio, "lower_value": w.lower, "upper_value": w.upper}),
+            );
+        }
+        out.insert(c.case.clone(), serde_json::Value::Object(m));
+    }
+    serde_json::Value::Object(out)
+}

@@ -1,0 +1,157 @@
+//! `cargo lab compare`'s computation: which cases a selection keeps, the JSON shape scripts
+//! read, and the gates.
+
+use wirelab_bench::compare::{self, Gate, Side};
+use wirelab_bench::records::{Alloc, Samples};
+use wirelab_bench::selection::Selection;
+
+fn samples(ns: f64, n: usize, jitter: f64) -> Samples {
+    Samples {
+        iters: vec![10.0; n],
+        times_ns: (0..n)
+            .map(|i| 10.0 * ns * (1.0 + jitter * ((i % 7) as f64 - 3.0) / 3.0))
+            .collect(),
+    }
+}
+
+fn alloc(blocks: u64, bytes: u64) -> Alloc {
+    Alloc {
+        runs: 4,
+        blocks,
+        bytes,
+        peak_bytes: 0,
+    }
+}
+
+/// A side with the given cases: (id, digest, instructions, blocks, wall ns).
+fn side(cases: &[(&str, &str, u64, u64, f64)]) -> Side {
+    let mut s = Side::default();
+    for &(id, digest, ir, blocks, ns) in cases {
+        s.digests.insert(id.into(), digest.into());
+        s.instructions.insert(id.into(), ir);
+        s.alloc.insert(id.into(), alloc(blocks, blocks * 100));
+        s.wall.insert(id.into(), samples(ns, 60, 0.01));
+    }
+    s
+}
+
+fn fixture() -> (Side, Side) {
+    let base = side(&[
+        ("crc/sliced/adaptive", "a", 1000, 0, 100.0),
+        ("crc/sliced/contiguous", "b", 800, 0, 80.0),
+        ("latin1/ascii-8/naive", "c", 50, 1, 10.0),
+        ("crc/frag-64/adaptive", "d", 500, 0, 50.0),
+    ]);
+    let new = side(&[
+        ("crc/sliced/adaptive", "a", 1100, 0, 110.0),
+        ("crc/sliced/contiguous", "b", 800, 0, 80.0),
+        ("latin1/ascii-8/naive", "CHANGED", 50, 2, 10.0),
+        ("crc/compact/adaptive", "e", 10, 0, 1.0),
+    ]);
+    (base, new)
+}
+
+#[test]
+fn cases_are_matched_by_id_sorted_by_change_and_unchanged_ones_folded() {
+    let (base, new) = fixture();
+    let cmp = compare::compare("base", "new", &base, &new);
+    let ids: Vec<&str> = cmp.cases.iter().map(|c| c.case.as_str()).collect();
+    // The changed output first, then the 10 % slowdown, then the unchanged case.
+    assert_eq!(
+        ids,
+        [
+            "latin1/ascii-8/naive",
+            "crc/sliced/adaptive",
+            "crc/sliced/contiguous"
+        ]
+    );
+    assert_eq!(cmp.added, ["crc/compact/adaptive"]);
+    assert_eq!(cmp.removed, ["crc/frag-64/adaptive"]);
+    let slow = &cmp.cases[1];
+    assert!((slow.instructions_pct().unwrap() - 10.0).abs() < 1e-9);
+    let wall = slow.wall.unwrap();
+    assert!(
+        wall.lower > 1.05 && wall.upper < 1.15,
+        "{wall:?} should bracket 1.10"
+    );
+    let same = &cmp.cases[2];
+    assert!(same.unchanged(), "{same:?}");
+    assert!(same.wall.unwrap().spans_one());
+    let md = compare::markdown(&cmp);
+    assert!(md.contains("1 of 3 cases unchanged"), "{md}");
+    assert!(md.contains("**changed**"), "{md}");
+    assert!(
+        !md.contains("| crc/sliced/contiguous |"),
+        "unchanged cases are folded: {md}"
+    );
+}
+
+#[test]
+fn a_selection_keeps_only_its_cases() {
+    let (mut base, _) = fixture();
+    let sel = Selection::parse(&["crc/*/adaptive"]).unwrap();
+    base.retain(&sel);
+    let ids: Vec<&String> = base.digests.keys().collect();
+    assert_eq!(ids, ["crc/frag-64/adaptive", "crc/sliced/adaptive"]);
+    assert_eq!(base.wall.len(), 2);
+    assert_eq!(base.instructions.len(), 2);
+    let sel = Selection::parse(&["latin1"]).unwrap();
+    assert!(compare::wants(&sel, "latin1/ascii-8/naive"));
+    assert!(!compare::wants(&sel, "crc/sliced/adaptive"));
+    assert!(
+        !compare::wants(&sel, "latin1"),
+        "a malformed id is never wanted"
+    );
+}
+
+#[test]
+fn the_json_has_the_documented_shape() {
+    let (base, new) = fixture();
+    let cmp = compare::compare("HEAD~1 (abc)", "working tree", &base, &new);
+    let v = serde_json::to_value(&cmp).unwrap();
+    assert_eq!(v["base"], "HEAD~1 (abc)");
+    assert_eq!(v["new"], "working tree");
+    let case = &v["cases"][1];
+    assert_eq!(case["case"], "crc/sliced/adaptive");
+    assert_eq!(case["instructions"]["base"], 1000);
+    assert_eq!(case["instructions"]["new"], 1100);
+    assert_eq!(case["alloc"]["base"]["blocks"], 0);
+    assert_eq!(case["alloc"]["new"]["bytes"], 0);
+    for k in ["ratio", "lower", "upper"] {
+        assert!(case["wall"][k].is_f64(), "wall.{k} in {case}");
+    }
+    assert_eq!(case["output_changed"], false);
+    assert_eq!(v["cases"][0]["output_changed"], true);
+    let back: compare::Comparison = serde_json::from_value(v).unwrap();
+    assert_eq!(back, cmp);
+    let bmf = compare::bmf(&cmp);
+    assert_eq!(bmf["crc/sliced/adaptive"]["instructions"]["value"], 1100);
+    assert!(bmf["crc/sliced/adaptive"]["wall-ratio"]["lower_value"].is_f64());
+}
+
+#[test]
+fn gates_parse_and_fire_only_beyond_their_threshold() {
+    let parse = |s: &str| s.parse::<Gate>();
+    assert_eq!(parse("instructions>+1%"), Ok(Gate::Instructions(1.0)));
+    assert_eq!(parse("wall>+5%"), Ok(Gate::Wall(5.0)));
+    assert_eq!(parse("blocks>0%"), Ok(Gate::Blocks(0.0)));
+    assert_eq!(parse("output-changed"), Ok(Gate::OutputChanged));
+    for bad in ["instructions>1", "speed>+1%", "wall+5%", "wall>x%"] {
+        assert!(parse(bad).is_err(), "{bad} should not parse");
+    }
+    let (base, new) = fixture();
+    let cmp = compare::compare("base", "new", &base, &new);
+    let cases = |gates: &[Gate]| -> Vec<String> {
+        compare::offenders(&cmp, gates)
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect()
+    };
+    assert_eq!(cases(&[Gate::Instructions(1.0)]), ["crc/sliced/adaptive"]);
+    assert!(cases(&[Gate::Instructions(10.5)]).is_empty());
+    // The whole interval (about [1.08, 1.12]) must lie beyond the threshold.
+    assert_eq!(cases(&[Gate::Wall(5.0)]), ["crc/sliced/adaptive"]);
+    assert!(cases(&[Gate::Wall(10.0)]).is_empty());
+    assert_eq!(cases(&[Gate::OutputChanged]), ["latin1/ascii-8/naive"]);
+    assert_eq!(cases(&[Gate::Blocks(0.0)]), ["latin1/ascii-8/naive"]);
+}
