@@ -4,7 +4,7 @@
 //! comparison into an exit code. The orchestration (worktrees, builds, rounds) is
 //! `src/bin/lab/compare.rs`; everything here is pure, so that tests can drive it.
 
-use crate::records::{Alloc, Metric, Samples, Verification, read_json};
+use crate::records::{Alloc, Metric, Samples, Verification, read_json_if_present};
 use crate::report::bootstrap;
 use crate::selection::Selection;
 use serde::{Deserialize, Serialize};
@@ -37,15 +37,17 @@ impl Side {
         for exp in sel.experiments() {
             let id = exp.id();
             let file = |m: Metric| lab_dir.join(m.file_name(&id));
-            if let Some(v) = read_if_present::<Verification>(&file(Metric::Verify))? {
+            if let Some(v) = read_json_if_present::<Verification>(&file(Metric::Verify))? {
                 side.digests
                     .extend(v.outputs.into_iter().map(|(k, o)| (k, o.digest)));
             }
-            if let Some(i) = read_if_present::<BTreeMap<String, u64>>(&file(Metric::Instructions))?
+            if let Some(i) =
+                read_json_if_present::<BTreeMap<String, u64>>(&file(Metric::Instructions))?
             {
                 side.instructions.extend(i);
             }
-            if let Some(a) = read_if_present::<BTreeMap<String, Alloc>>(&file(Metric::Alloc))? {
+            if let Some(a) = read_json_if_present::<BTreeMap<String, Alloc>>(&file(Metric::Alloc))?
+            {
                 side.alloc.extend(a);
             }
         }
@@ -69,14 +71,6 @@ impl Side {
             acc.iters.extend(s.iters);
             acc.times_ns.extend(s.times_ns);
         }
-    }
-}
-
-fn read_if_present<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
-    if path.exists() {
-        read_json(path).map(Some)
-    } else {
-        Ok(None)
     }
 }
 

@@ -156,6 +156,16 @@ impl ExperimentData {
     pub fn baseline(&self) -> &str {
         self.variants.first().map_or("", |v| v.name.as_str())
     }
+
+    /// The cases that lack a metric (wall time, instructions or allocations): a report is
+    /// published only when there are none.
+    pub fn incomplete(&self) -> Vec<&str> {
+        self.cases
+            .iter()
+            .filter(|(_, r)| r.wall.is_none() || r.instructions.is_none() || r.alloc.is_none())
+            .map(|(id, _)| id.as_str())
+            .collect()
+    }
 }
 
 /// What the verifying run of one experiment page recorded: its ladder, its workloads and each
@@ -278,18 +288,35 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, String> {
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Joins the raw results of one experiment page by case id.
+/// Reads a JSON file that may be absent (`None` then).
 ///
 /// # Errors
 ///
-/// When a raw file is missing, or a case of the verification lacks a metric (naming the cases).
+/// When the file exists but cannot be read or parsed, naming it.
+pub fn read_json_if_present<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, String> {
+    if path.exists() {
+        read_json(path).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// Joins the raw results of one experiment page by case id. A metric that was not measured
+/// (no raw file, or a case left out of it, as `--quick` and `--reuse-wall` do) stays `None`:
+/// [`ExperimentData::incomplete`] names such cases before a report is published.
+///
+/// # Errors
+///
+/// When the verification is missing, or a raw file cannot be read.
 pub fn gather(exp: &str, receipt: &Receipt) -> Result<ExperimentData, String> {
     let verify: Verification = read_json(&Metric::Verify.file(exp))?;
-    let mut wall: BTreeMap<String, Wall> = read_json(&Metric::Wall.file(exp))?;
-    let mut icount: BTreeMap<String, u64> = read_json(&Metric::Instructions.file(exp))?;
-    let mut alloc: BTreeMap<String, Alloc> = read_json(&Metric::Alloc.file(exp))?;
+    let mut wall: BTreeMap<String, Wall> =
+        read_json_if_present(&Metric::Wall.file(exp))?.unwrap_or_default();
+    let mut icount: BTreeMap<String, u64> =
+        read_json_if_present(&Metric::Instructions.file(exp))?.unwrap_or_default();
+    let mut alloc: BTreeMap<String, Alloc> =
+        read_json_if_present(&Metric::Alloc.file(exp))?.unwrap_or_default();
     let mut cases = BTreeMap::new();
-    let mut incomplete = Vec::new();
     for (id, output) in verify.outputs {
         let record = Record {
             wall: wall.remove(&id),
@@ -297,16 +324,7 @@ pub fn gather(exp: &str, receipt: &Receipt) -> Result<ExperimentData, String> {
             alloc: alloc.remove(&id),
             output: Some(output),
         };
-        if record.wall.is_none() || record.instructions.is_none() || record.alloc.is_none() {
-            incomplete.push(id.clone());
-        }
         cases.insert(id, record);
-    }
-    if !incomplete.is_empty() {
-        return Err(format!(
-            "{exp}: raw results are incomplete for {}; run `cargo lab bench {exp}`",
-            incomplete.join(", ")
-        ));
     }
     Ok(ExperimentData {
         experiment: exp.to_owned(),

@@ -278,3 +278,16 @@ fn every_svg_under_reports_is_xml() {
         "one chart per page and the headline: {n}"
     );
 }
+
+#[test]
+fn incomplete_names_the_cases_missing_a_metric() {
+    let mut data: ExperimentData = read_json(&data_file("crc")).unwrap();
+    assert!(
+        data.incomplete().is_empty(),
+        "the committed crc data is complete"
+    );
+    let ids: Vec<String> = data.cases.keys().take(2).cloned().collect();
+    data.cases.get_mut(&ids[0]).unwrap().wall = None;
+    data.cases.get_mut(&ids[1]).unwrap().instructions = None;
+    assert_eq!(data.incomplete(), vec![ids[0].as_str(), ids[1].as_str()]);
+}

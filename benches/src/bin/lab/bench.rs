@@ -101,6 +101,18 @@ pub fn run(args: &Args) -> Result<()> {
         eprintln!("lab: raw results are under target/wirelab");
         return Ok(());
     }
+    for data in &fresh {
+        let missing = data.incomplete();
+        if !missing.is_empty() {
+            anyhow::bail!(
+                "{}: no report from incomplete results (a metric is missing for {}); \
+                 run `cargo lab bench {}` without --reuse-wall after a run that measured wall time",
+                data.experiment,
+                missing.join(", "),
+                data.experiment
+            );
+        }
+    }
     report::publish(fresh)
 }
 
