@@ -21,8 +21,8 @@ pub struct Side {
     pub instructions: BTreeMap<String, u64>,
     /// Allocations.
     pub alloc: BTreeMap<String, Alloc>,
-    /// Wall-time samples (criterion's raw samples, rounds pooled).
-    pub wall: BTreeMap<String, Samples>,
+    /// Wall-time samples: criterion's raw samples, one entry per round (process).
+    pub wall: BTreeMap<String, Vec<Samples>>,
 }
 
 impl Side {
@@ -64,12 +64,10 @@ impl Side {
         self.wall.retain(|k, _| wanted(k));
     }
 
-    /// Appends one round's wall samples (case id -> samples) to those already gathered.
+    /// Adds one round's wall samples (case id -> samples) to those already gathered.
     pub fn add_wall_round(&mut self, round: BTreeMap<String, Samples>) {
         for (id, s) in round {
-            let acc = self.wall.entry(id).or_default();
-            acc.iters.extend(s.iters);
-            acc.times_ns.extend(s.times_ns);
+            self.wall.entry(id).or_default().push(s);
         }
     }
 }
@@ -103,7 +101,8 @@ pub struct AllocCount {
     pub runs: u64,
 }
 
-/// NEW's median wall time over BASE's, with its 95 % bootstrap interval.
+/// NEW's median wall time over BASE's, with its 95 % bootstrap interval (see
+/// [`bootstrap::ratio_of_rounds`]).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WallRatio {
     /// The ratio of the medians.
@@ -228,7 +227,7 @@ fn delta(id: &str, base: &Side, new: &Side) -> CaseDelta {
         instructions: both(&base.instructions, &new.instructions, id, |v| *v),
         alloc: both(&base.alloc, &new.alloc, id, count),
         wall: match (base.wall.get(id), new.wall.get(id)) {
-            (Some(b), Some(n)) => bootstrap::ratio(n, b).map(|r| WallRatio {
+            (Some(b), Some(n)) => bootstrap::ratio_of_rounds(n, b).map(|r| WallRatio {
                 ratio: r.value,
                 lower: r.lower,
                 upper: r.upper,
@@ -376,7 +375,7 @@ fn fmt_wall(c: &CaseDelta) -> String {
 /// into one line, then added and removed cases.
 pub fn markdown(cmp: &Comparison) -> String {
     let mut out = format!("# {} → {}\n\n", cmp.base, cmp.new);
-    out.push_str("Wall time is NEW/BASE (below 1 is faster) with its 95 % interval, from samples taken in alternating rounds; instructions and allocations are exact.\n\n");
+    out.push_str("Wall time is NEW/BASE (below 1 is faster): the ratio of the medians over rounds, with a 95 % interval that resamples the alternating rounds as units and then their samples; instructions and allocations are exact.\n\n");
     let changed: Vec<&CaseDelta> = cmp.cases.iter().filter(|c| !c.unchanged()).collect();
     if !changed.is_empty() {
         out.push_str("| case | instructions | allocations | wall NEW/BASE | output |\n");

@@ -3,6 +3,7 @@
 
 use wirelab_bench::compare::{self, Gate, Side};
 use wirelab_bench::records::{Alloc, Samples};
+use wirelab_bench::report::bootstrap;
 use wirelab_bench::selection::Selection;
 
 fn samples(ns: f64, n: usize, jitter: f64) -> Samples {
@@ -30,7 +31,7 @@ fn side(cases: &[(&str, &str, u64, u64, f64)]) -> Side {
         s.digests.insert(id.into(), digest.into());
         s.instructions.insert(id.into(), ir);
         s.alloc.insert(id.into(), alloc(blocks, blocks * 100));
-        s.wall.insert(id.into(), samples(ns, 60, 0.01));
+        s.wall.insert(id.into(), vec![samples(ns, 20, 0.01); 3]);
     }
     s
 }
@@ -154,4 +155,21 @@ fn gates_parse_and_fire_only_beyond_their_threshold() {
     assert!(cases(&[Gate::Wall(10.0)]).is_empty());
     assert_eq!(cases(&[Gate::OutputChanged]), ["latin1/ascii-8/naive"]);
     assert_eq!(cases(&[Gate::Blocks(0.0)]), ["latin1/ascii-8/naive"]);
+}
+
+#[test]
+fn a_difference_between_rounds_widens_the_interval_instead_of_passing_for_a_change() {
+    // The same code timed in three rounds per side; on a shared machine one round of each side
+    // ran 40 % slow, in a different position. Pooled, the samples would differ by side; as
+    // rounds, no difference can be claimed.
+    let round = |ns: f64| samples(ns, 20, 0.01);
+    let base = vec![round(100.0), round(140.0), round(140.0)];
+    let new = vec![round(100.0), round(100.0), round(140.0)];
+    let w = bootstrap::ratio_of_rounds(&new, &base).unwrap();
+    assert!(w.spans_one(), "{w:?} should contain 1");
+    // Rounds that agree keep the interval narrow: a 10 % slowdown is found.
+    let steady = vec![round(100.0), round(102.0), round(98.0)];
+    let slower = vec![round(110.0), round(112.2), round(107.8)];
+    let w = bootstrap::ratio_of_rounds(&slower, &steady).unwrap();
+    assert!(!w.spans_one() && (w.value - 1.1).abs() < 0.01, "{w:?}");
 }

@@ -3,6 +3,10 @@
 //! has, takes the median time per run of each, and their ratio; the interval is the 2.5th and
 //! 97.5th percentile of those ratios. The generator has a fixed seed, so the same samples always
 //! give the same interval and re-rendering a report is byte-stable.
+//!
+//! [`ratio_of_rounds`] is the same for samples gathered in several processes (`cargo lab
+//! compare`'s rounds): on a shared machine a whole round can run fast or slow, so rounds are
+//! resampled as units before their samples are.
 
 use crate::records::Samples;
 use crate::rng::Rng;
@@ -69,16 +73,64 @@ pub fn ratio(numerator: &Samples, denominator: &Samples) -> Option<Ratio> {
     let value = median(&mut a.clone()) / median(&mut b.clone());
     let mut rng = Rng::new(SEED);
     let (mut ra, mut rb) = (Vec::with_capacity(a.len()), Vec::with_capacity(b.len()));
-    let mut ratios: Vec<f64> = (0..RESAMPLES)
+    let ratios = (0..RESAMPLES)
         .map(|_| resample(&a, &mut ra, &mut rng) / resample(&b, &mut rb, &mut rng))
         .collect();
+    Some(percentiles(value, ratios))
+}
+
+/// `value` with the 2.5th and 97.5th percentiles of the bootstrap `ratios`.
+fn percentiles(value: f64, mut ratios: Vec<f64>) -> Ratio {
     ratios.sort_unstable_by(f64::total_cmp);
-    let at = |q: f64| ratios[((RESAMPLES - 1) as f64 * q).round() as usize];
-    Some(Ratio {
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    Ratio {
         value,
         lower: at(0.025),
         upper: at(0.975),
-    })
+    }
+}
+
+/// The median over rounds of each round's median time per run.
+fn median_of_rounds(rounds: &mut [Vec<f64>]) -> f64 {
+    let mut medians: Vec<f64> = rounds.iter_mut().map(|r| median(r)).collect();
+    median(&mut medians)
+}
+
+/// One bootstrap draw of [`median_of_rounds`]: as many rounds as there are, drawn with
+/// replacement, each with its samples drawn with replacement.
+fn resample_rounds(rounds: &[Vec<f64>], scratch: &mut Vec<f64>, rng: &mut Rng) -> f64 {
+    let mut medians: Vec<f64> = (0..rounds.len())
+        .map(|_| {
+            let round = &rounds[rng.range(0, rounds.len() - 1)];
+            resample(round, scratch, rng)
+        })
+        .collect();
+    median(&mut medians)
+}
+
+/// `numerator / denominator` for samples taken in rounds (one [`Samples`] per round, each from
+/// its own process): the ratio of the medians over rounds of each round's median time per run,
+/// with a two-level bootstrap interval (rounds drawn with replacement, then each drawn round's
+/// samples), so that a difference between rounds widens the interval instead of passing for a
+/// difference between the sides. `None` when a side has no samples.
+pub fn ratio_of_rounds(numerator: &[Samples], denominator: &[Samples]) -> Option<Ratio> {
+    let rounds = |side: &[Samples]| -> Vec<Vec<f64>> {
+        side.iter().map(per_run).filter(|r| !r.is_empty()).collect()
+    };
+    let (a, b) = (rounds(numerator), rounds(denominator));
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let value = median_of_rounds(&mut a.clone()) / median_of_rounds(&mut b.clone());
+    let mut rng = Rng::new(SEED);
+    let mut scratch = Vec::new();
+    let ratios = (0..RESAMPLES)
+        .map(|_| {
+            resample_rounds(&a, &mut scratch, &mut rng)
+                / resample_rounds(&b, &mut scratch, &mut rng)
+        })
+        .collect();
+    Some(percentiles(value, ratios))
 }
 
 /// A speed-up as the tables show it: `1.71x [1.69, 1.73]`, or `≈1.00x [0.98, 1.03]` when the

@@ -39,7 +39,7 @@ pub struct Args {
     #[arg(long)]
     format: Option<String>,
     /// Alternating wall-time rounds per revision (each a short criterion run of every case).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 5)]
     rounds: usize,
 }
 
