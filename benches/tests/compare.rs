@@ -165,11 +165,27 @@ fn a_difference_between_rounds_widens_the_interval_instead_of_passing_for_a_chan
     let round = |ns: f64| samples(ns, 20, 0.01);
     let base = vec![round(100.0), round(140.0), round(140.0)];
     let new = vec![round(100.0), round(100.0), round(140.0)];
-    let w = bootstrap::ratio_of_rounds(&new, &base).unwrap();
+    let w = bootstrap::ratio_of_rounds(&new, &base, 0.95).unwrap();
     assert!(w.spans_one(), "{w:?} should contain 1");
     // Rounds that agree keep the interval narrow: a 10 % slowdown is found.
     let steady = vec![round(100.0), round(102.0), round(98.0)];
     let slower = vec![round(110.0), round(112.2), round(107.8)];
-    let w = bootstrap::ratio_of_rounds(&slower, &steady).unwrap();
+    let w = bootstrap::ratio_of_rounds(&slower, &steady, 0.95).unwrap();
     assert!(!w.spans_one() && (w.value - 1.1).abs() < 0.01, "{w:?}");
+}
+
+#[test]
+fn wall_intervals_are_simultaneous_over_the_timed_cases() {
+    assert!((compare::simultaneous_level(1) - 0.95).abs() < 1e-12);
+    assert!((compare::simultaneous_level(50) - 0.999).abs() < 1e-12);
+    // The same samples give a wider interval at a higher level.
+    let round = |ns: f64, j: f64| samples(ns, 20, j);
+    let base = vec![round(100.0, 0.05), round(104.0, 0.05), round(97.0, 0.05)];
+    let new = vec![round(101.0, 0.05), round(99.0, 0.05), round(103.0, 0.05)];
+    let narrow = bootstrap::ratio_of_rounds(&new, &base, 0.95).unwrap();
+    let wide = bootstrap::ratio_of_rounds(&new, &base, 0.999).unwrap();
+    assert!(
+        wide.lower <= narrow.lower && wide.upper >= narrow.upper,
+        "{wide:?} should contain {narrow:?}"
+    );
 }

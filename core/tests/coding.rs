@@ -403,3 +403,50 @@ proptest! {
         let _ = decode_pieces(format, &pieces);
     }
 }
+
+/// Pushes `pieces` then finishes, returning what was emitted before the first error and that
+/// error.
+fn decode_until_error(format: Format, pieces: &[&[u8]]) -> (Vec<u8>, Option<CodingError>) {
+    let mut dec = Decoder::new(DecoderConfig::new(format));
+    let mut out = Vec::new();
+    for p in pieces {
+        if let Err(e) = dec.push(Bytes::copy_from_slice(p), &mut |b| {
+            out.extend_from_slice(&b)
+        }) {
+            return (out, Some(e));
+        }
+    }
+    let end = dec.finish(&mut |b| out.extend_from_slice(&b)).err();
+    (out, end)
+}
+
+#[test]
+fn verified_output_is_delivered_before_what_follows_fails_at_every_split() {
+    let data = text(3000);
+    for f in FORMATS {
+        let tails: &[(&[u8], CodingError)] = match f {
+            Format::Gzip => &[
+                (b"garbage!", CodingError::TrailingGarbage),
+                // The start of a second member's header, never completed.
+                (&[0x1f, 0x8b, 8], CodingError::Truncated),
+            ],
+            _ => &[(b"garbage!", CodingError::TrailingGarbage)],
+        };
+        for (tail, expected) in tails {
+            let mut input = encode(f, &data);
+            input.extend_from_slice(tail);
+            for i in 0..=input.len() {
+                for pieces in [vec![&input[..]], vec![&input[..i], &input[i..]]] {
+                    let (out, err) = decode_until_error(f, &pieces);
+                    assert_eq!(err.as_ref(), Some(expected), "{f:?} split at {i}");
+                    assert!(
+                        out == data,
+                        "{f:?} split at {i}: {} of {} octets delivered",
+                        out.len(),
+                        data.len()
+                    );
+                }
+            }
+        }
+    }
+}

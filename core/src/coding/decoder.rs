@@ -371,6 +371,9 @@ impl Decoder {
                         });
                     }
                     self.state = State::MemberEnd;
+                    // The member is verified: hand its output over now, before whatever
+                    // follows it (another member's header, padding, garbage) is looked at.
+                    self.flush_out(emit);
                 }
                 State::MemberEnd => match self.input.get(0) {
                     None => {
@@ -580,7 +583,13 @@ impl Decoder {
             if status == Status::StreamEnd {
                 self.state = match self.format {
                     Format::Gzip => State::Trailer { have: 0 },
-                    _ => State::End,
+                    _ => {
+                        // flate2 has checked a zlib stream's Adler-32 (raw deflate has no
+                        // check): the output is final, so it goes out before trailing input
+                        // is looked at.
+                        self.flush_out(emit);
+                        State::End
+                    }
                 };
                 return Ok(true);
             }
