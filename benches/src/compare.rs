@@ -276,7 +276,7 @@ pub enum Gate {
     Blocks(f64),
     /// See [`Gate::Blocks`].
     Bytes(f64),
-    /// `wall>+N%`: NEW is slower than BASE by more than N % over the whole 95 % interval.
+    /// `wall>+N%`: NEW is slower than BASE by more than N % over its whole (simultaneous) interval.
     Wall(f64),
     /// `output-changed`: a case's output differs between the revisions.
     OutputChanged,
