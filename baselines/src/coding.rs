@@ -7,11 +7,16 @@
 //! `wirelab::coding` does.
 //!
 //! Shared with `wirelab::coding` (contract types only): `Format`, `CodingError`,
-//! `DecoderConfig`, `Trailing`.
+//! `EncodeError`, `DecoderConfig`, `EncoderConfig`, `Trailing`, `PushDecoder`. The twins'
+//! constructors and methods mirror the optimized ones'.
 
 use bytes::Bytes;
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
-use wirelab::coding::{CodingError, DecoderConfig, Format, Trailing, is_zlib_header};
+use wirelab::ConfigError;
+use wirelab::coding::{
+    CodingError, DecoderConfig, EncodeError, EncoderConfig, Format, PushDecoder, Trailing,
+    is_zlib_header,
+};
 
 /// Deliberately naive: concatenates the pieces into a fresh `Vec`, then one CRC-32 call.
 pub fn crc_copy_then_checksum(pieces: &[Bytes]) -> u32 {
@@ -35,46 +40,23 @@ enum Stage {
     Failed,
 }
 
-/// The push API the optimized decoder and its naive twin share, so that tests and benchmarks
-/// drive both through one piece of code.
-pub trait PushDecoder {
-    /// Feeds one piece (see `wirelab::coding::Decoder::push`).
-    ///
-    /// # Errors
-    ///
-    /// As the decoder's own `push`.
-    fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError>;
-    /// Ends the input (see `wirelab::coding::Decoder::finish`).
-    ///
-    /// # Errors
-    ///
-    /// As the decoder's own `finish`.
-    fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError>;
-    /// Bytes copied between buffers so far (see `wirelab::coding::Decoder::bytes_copied`).
-    fn bytes_copied(&self) -> u64;
-}
-
-impl PushDecoder for wirelab::coding::Decoder {
-    fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
-        wirelab::coding::Decoder::push(self, piece, emit)
-    }
-    fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
-        wirelab::coding::Decoder::finish(self, emit)
-    }
-    fn bytes_copied(&self) -> u64 {
-        wirelab::coding::Decoder::bytes_copied(self)
-    }
-}
-
 impl PushDecoder for NaiveDecoder {
     fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
         NaiveDecoder::push(self, piece, emit)
     }
+
     fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
         NaiveDecoder::finish(self, emit)
     }
+}
+
+/// Every piece appended to `pending`, the copy of `pending` before every inflate round, and
+/// the bytes moved to the front when consumed input is drained, as `wirelab::coding::Decoder`
+/// counts. Copies inside the inflater are not counted.
+#[cfg(feature = "lab")]
+impl wirelab::coding::CopyCount for NaiveDecoder {
     fn bytes_copied(&self) -> u64 {
-        NaiveDecoder::bytes_copied(self)
+        self.copied
     }
 }
 
@@ -91,7 +73,7 @@ pub struct NaiveDecoder {
     total_out: u64,
     /// Whether a zlib / deflate stream's first bytes were checked.
     probed: bool,
-    /// Bytes copied or moved between buffers (see [`NaiveDecoder::bytes_copied`]).
+    /// Bytes copied or moved between buffers (the lab's `CopyCount`).
     copied: u64,
 }
 
@@ -156,8 +138,22 @@ fn parse_header(buf: &[u8]) -> Result<Option<usize>, CodingError> {
 }
 
 impl NaiveDecoder {
+    /// A decoder for `format` with the defaults of [`DecoderConfig::new`].
+    pub fn new(format: Format) -> Self {
+        Self::build(DecoderConfig::new(format))
+    }
+
     /// A decoder with `config`.
-    pub fn new(config: DecoderConfig) -> Self {
+    ///
+    /// # Errors
+    ///
+    /// As `wirelab::coding::Decoder::with_config` ([`DecoderConfig::validate`]).
+    pub fn with_config(config: DecoderConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        Ok(Self::build(config))
+    }
+
+    fn build(config: DecoderConfig) -> Self {
         Self {
             config,
             format: config.format,
@@ -174,14 +170,6 @@ impl NaiveDecoder {
             probed: false,
             copied: 0,
         }
-    }
-
-    /// Bytes copied or moved from one place to another so far, counted as
-    /// `wirelab::coding::Decoder::bytes_copied` counts: every piece appended to `pending`, the
-    /// copy of `pending` before every inflate round, and the bytes moved to the front when
-    /// consumed input is drained. Copies inside the inflater are not counted.
-    pub fn bytes_copied(&self) -> u64 {
-        self.copied
     }
 
     /// Drops the first `n` pending bytes, counting the move of the rest to the front.
@@ -378,6 +366,7 @@ pub struct NaiveEncoder {
     crc: crc32fast::Hasher,
     len: u64,
     header_done: bool,
+    finished: bool,
 }
 
 impl std::fmt::Debug for NaiveEncoder {
@@ -389,18 +378,32 @@ impl std::fmt::Debug for NaiveEncoder {
 }
 
 impl NaiveEncoder {
-    /// An encoder for `format` ([`Format::Deflate`] means zlib) at `level`.
-    pub fn new(format: Format, level: u32, flush_per_push: bool) -> Self {
+    /// An encoder for `format` with the defaults of [`EncoderConfig::new`].
+    pub fn new(format: Format) -> Self {
+        Self::build(EncoderConfig::new(format))
+    }
+
+    /// An encoder with `config` ([`Format::Deflate`] means zlib). Output pieces are as large
+    /// as `compress_vec` makes them; `max_chunk` is only validated.
+    ///
+    /// # Errors
+    ///
+    /// As `wirelab::coding::Encoder::with_config` ([`EncoderConfig::validate`]).
+    pub fn with_config(config: EncoderConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        Ok(Self::build(config))
+    }
+
+    fn build(config: EncoderConfig) -> Self {
+        let zlib = matches!(config.format, Format::Zlib | Format::Deflate);
         Self {
-            format,
-            flush_per_push,
-            deflate: Compress::new(
-                Compression::new(level.min(9)),
-                matches!(format, Format::Zlib | Format::Deflate),
-            ),
+            format: config.format,
+            flush_per_push: config.flush_per_push,
+            deflate: Compress::new(Compression::new(config.level), zlib),
             crc: crc32fast::Hasher::new(),
             len: 0,
             header_done: false,
+            finished: false,
         }
     }
 
@@ -437,23 +440,57 @@ impl NaiveEncoder {
         }
     }
 
-    /// Deliberately naive: concatenates `pieces`, then checksums and deflates the copy.
-    pub fn push(&mut self, pieces: &[Bytes], emit: &mut dyn FnMut(Bytes)) {
-        self.header(emit);
+    /// Deliberately naive: copies the piece, then checksums and deflates the copy.
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::Finished`] after [`finish`](Self::finish).
+    pub fn push(&mut self, piece: &[u8], emit: &mut dyn FnMut(Bytes)) -> Result<(), EncodeError> {
+        self.push_copy(piece.to_vec(), emit)
+    }
+
+    /// Deliberately naive: concatenates `pieces` into one array, then checksums and deflates
+    /// the copy (the original's array input; the `deflate` experiment's baseline).
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::Finished`] after [`finish`](Self::finish).
+    pub fn push_pieces(
+        &mut self,
+        pieces: &[Bytes],
+        emit: &mut dyn FnMut(Bytes),
+    ) -> Result<(), EncodeError> {
         let mut all = Vec::new();
         for p in pieces {
             all.extend_from_slice(p);
         }
+        self.push_copy(all, emit)
+    }
+
+    fn push_copy(&mut self, all: Vec<u8>, emit: &mut dyn FnMut(Bytes)) -> Result<(), EncodeError> {
+        if self.finished {
+            return Err(EncodeError::Finished);
+        }
+        self.header(emit);
         self.crc.update(&all);
         self.len += all.len() as u64;
         self.compress_all(&all, FlushCompress::None, emit);
         if self.flush_per_push {
             self.compress_all(&[], FlushCompress::Sync, emit);
         }
+        Ok(())
     }
 
     /// Ends the stream.
-    pub fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) {
+    ///
+    /// # Errors
+    ///
+    /// [`EncodeError::Finished`] when called twice.
+    pub fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), EncodeError> {
+        if self.finished {
+            return Err(EncodeError::Finished);
+        }
+        self.finished = true;
         self.header(emit);
         self.compress_all(&[], FlushCompress::Finish, emit);
         if self.format == Format::Gzip {
@@ -463,5 +500,6 @@ impl NaiveEncoder {
             t.extend_from_slice(&(self.len as u32).to_le_bytes());
             emit(Bytes::from(t));
         }
+        Ok(())
     }
 }

@@ -6,14 +6,16 @@
 //!
 //! Shared with `wirelab::hpack` (constant data and contract types only): the RFC 7541 tables
 //! (`CODES`, `CODE_LENGTHS`, `STATIC`), and `HuffmanMode`, `Indexing`, `DecodeError`,
-//! `HuffmanError`.
+//! `HuffmanError`, `EncoderConfig`, `DecoderConfig`. The twins' constructors and methods
+//! mirror the optimized ones' (`new`, `with_config`, `set_max_table_size`, ...).
 
 use crate::block::LockingWriter;
 use bytes::Bytes;
 use std::sync::LazyLock;
+use wirelab::ConfigError;
 use wirelab::hpack::huffman::{CODE_LENGTHS, CODES, EOS, HuffmanError};
 use wirelab::hpack::table::{DEFAULT_TABLE_SIZE, ENTRY_OVERHEAD, STATIC};
-use wirelab::hpack::{DecodeError, HuffmanMode, Indexing};
+use wirelab::hpack::{DecodeError, DecoderConfig, EncoderConfig, HuffmanMode, Indexing};
 
 /// Deliberately naive Huffman coding.
 pub mod huffman {
@@ -150,11 +152,11 @@ impl StringCoder for CharHuffman {
 #[derive(Clone, Debug)]
 pub struct NaiveTable {
     /// Entries, newest first.
-    pub entries: Vec<(Vec<u8>, Vec<u8>)>,
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
     /// Current size (section 4.1).
-    pub size: usize,
+    size: usize,
     /// Maximum size.
-    pub max_size: usize,
+    max_size: usize,
 }
 
 impl NaiveTable {
@@ -165,6 +167,21 @@ impl NaiveTable {
             size: 0,
             max_size,
         }
+    }
+
+    /// Current size (section 4.1).
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Current maximum size.
+    pub fn max_size(&self) -> usize {
+        self.max_size
+    }
+
+    /// Entries, newest first.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
+        self.entries.iter().map(|(n, v)| (&n[..], &v[..]))
     }
 
     /// Changes the maximum size, evicting the oldest entries.
@@ -208,20 +225,35 @@ impl NaiveTable {
 /// Deliberately naive: the HPACK encoder with a locking writer and a copied-out block.
 #[derive(Debug)]
 pub struct NaiveEncoder<C: StringCoder = CharHuffman> {
-    /// Huffman mode.
-    pub huffman: HuffmanMode,
-    /// Indexing policy.
-    pub indexing: Indexing,
-    /// The dynamic table.
-    pub table: NaiveTable,
+    huffman: HuffmanMode,
+    indexing: Indexing,
+    table: NaiveTable,
+    /// Size updates to announce at the start of the next block: (smallest, final).
+    pending: Option<(usize, usize)>,
     coder: C,
     out: LockingWriter,
 }
 
+impl Default for NaiveEncoder<CharHuffman> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl NaiveEncoder<CharHuffman> {
-    /// A naive encoder with the char-walking Huffman coder.
-    pub fn new(huffman: HuffmanMode, indexing: Indexing) -> Self {
-        Self::with_coder(huffman, indexing, CharHuffman)
+    /// A naive encoder with the default [`EncoderConfig`] and the char-walking Huffman coder.
+    pub fn new() -> Self {
+        Self::with_coder(EncoderConfig::default(), CharHuffman)
+            .expect("the default configuration is valid")
+    }
+
+    /// A naive encoder with `config` and the char-walking Huffman coder.
+    ///
+    /// # Errors
+    ///
+    /// As `wirelab::hpack::Encoder::with_config` ([`EncoderConfig::validate`]).
+    pub fn with_config(config: EncoderConfig) -> Result<Self, ConfigError> {
+        Self::with_coder(config, CharHuffman)
     }
 }
 
@@ -241,15 +273,38 @@ fn put_int(w: &LockingWriter, value: usize, bits: u8, flags: u8) {
 }
 
 impl<C: StringCoder> NaiveEncoder<C> {
-    /// A naive encoder with a given Huffman coder.
-    pub fn with_coder(huffman: HuffmanMode, indexing: Indexing, coder: C) -> Self {
-        Self {
-            huffman,
-            indexing,
+    /// A naive encoder with `config` and a given Huffman coder.
+    ///
+    /// # Errors
+    ///
+    /// As [`NaiveEncoder::with_config`].
+    pub fn with_coder(config: EncoderConfig, coder: C) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let mut enc = Self {
+            huffman: config.huffman,
+            indexing: config.indexing,
             table: NaiveTable::new(DEFAULT_TABLE_SIZE),
+            pending: None,
             coder,
             out: LockingWriter::new(),
+        };
+        if config.max_table_size != DEFAULT_TABLE_SIZE {
+            enc.set_max_table_size(config.max_table_size);
         }
+        Ok(enc)
+    }
+
+    /// The dynamic table.
+    pub fn table(&self) -> &NaiveTable {
+        &self.table
+    }
+
+    /// Changes the maximum dynamic table size; the next block announces it (as
+    /// `wirelab::hpack::Encoder::set_max_table_size`).
+    pub fn set_max_table_size(&mut self, size: usize) {
+        self.table.set_max_size(size);
+        let min = self.pending.map_or(size, |(m, _)| m.min(size));
+        self.pending = Some((min, size));
     }
 
     /// Deliberately naive: encodes a header list given as text (each char's low 8 bits).
@@ -257,6 +312,12 @@ impl<C: StringCoder> NaiveEncoder<C> {
     where
         I: IntoIterator<Item = (&'a str, &'a str)>,
     {
+        if let Some((min, last)) = self.pending.take() {
+            if min < last {
+                put_int(&self.out, min, 5, 0x20);
+            }
+            put_int(&self.out, last, 5, 0x20);
+        }
         for (name, value) in headers {
             self.field(name, value);
         }
@@ -334,12 +395,11 @@ impl<C: StringCoder> NaiveEncoder<C> {
 /// allocating every name and value.
 #[derive(Debug)]
 pub struct NaiveDecoder {
-    /// The dynamic table.
-    pub table: NaiveTable,
+    table: NaiveTable,
     /// Largest table size a size update may ask for.
-    pub max_table_size: usize,
+    max_table_size: usize,
     /// Maximum header list size.
-    pub max_header_list_size: usize,
+    max_header_list_size: usize,
 }
 
 impl Default for NaiveDecoder {
@@ -401,12 +461,47 @@ impl NaiveDecoder {
         }
     }
 
+    /// A decoder with `config`.
+    ///
+    /// # Errors
+    ///
+    /// As `wirelab::hpack::Decoder::with_config` ([`DecoderConfig::validate`]).
+    pub fn with_config(config: DecoderConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let mut dec = Self::new();
+        dec.set_max_table_size(config.max_table_size);
+        dec.set_max_header_list_size(config.max_header_list_size);
+        Ok(dec)
+    }
+
+    /// Sets the largest table size a size update may ask for, shrinking the table at once if
+    /// it is larger (as `wirelab::hpack::Decoder::set_max_table_size`).
+    pub fn set_max_table_size(&mut self, size: usize) {
+        self.max_table_size = size;
+        if self.table.max_size > size {
+            self.table.set_max_size(size);
+        }
+    }
+
+    /// Sets the maximum header list size.
+    pub fn set_max_header_list_size(&mut self, size: usize) {
+        self.max_header_list_size = size;
+    }
+
+    /// The dynamic table.
+    pub fn table(&self) -> &NaiveTable {
+        &self.table
+    }
+
     /// Deliberately naive: decodes a block into a freshly allocated list.
     ///
     /// # Errors
     ///
     /// The same [`DecodeError`]s as `wirelab::hpack::Decoder` for the same input.
-    pub fn decode(&mut self, block: &[u8]) -> Result<wirelab::hpack::HeaderList, DecodeError> {
+    pub fn decode_to_vec(
+        &mut self,
+        block: &[u8],
+    ) -> Result<wirelab::hpack::HeaderList, DecodeError> {
         let mut out = Vec::new();
         let mut pos = 0;
         let mut seen_field = false;

@@ -24,15 +24,16 @@ proptest! {
         f in 0usize..3, level in 0u32..10, flush in any::<bool>(),
     ) {
         let format = FORMATS[f];
-        let mut fast = Encoder::new(EncoderConfig { level, flush_per_push: flush, ..EncoderConfig::new(format) });
-        let mut slow = NaiveEncoder::new(format, level, flush);
+        let mut fast = Encoder::with_config(EncoderConfig { level, flush_per_push: flush, ..EncoderConfig::new(format) }).expect("valid config");
+        let config = EncoderConfig { level, flush_per_push: flush, ..EncoderConfig::new(format) };
+        let mut slow = NaiveEncoder::with_config(config).expect("valid config");
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for p in &pieces {
             fast.push(p, &mut |x| a.extend_from_slice(&x)).unwrap();
-            slow.push(&[Bytes::from(p.clone())], &mut |x| b.extend_from_slice(&x));
+            slow.push(p, &mut |x| b.extend_from_slice(&x)).unwrap();
         }
         fast.finish(&mut |x| a.extend_from_slice(&x)).unwrap();
-        slow.finish(&mut |x| b.extend_from_slice(&x));
+        slow.finish(&mut |x| b.extend_from_slice(&x)).unwrap();
         prop_assert_eq!(a, b);
     }
 
@@ -44,7 +45,7 @@ proptest! {
         split in 1usize..400, f in 0usize..4,
     ) {
         let format = FORMATS[f];
-        let mut enc = Encoder::new(EncoderConfig::new(if format == Format::Deflate { Format::Zlib } else { format }));
+        let mut enc = Encoder::new(if format == Format::Deflate { Format::Zlib } else { format });
         let mut stream = Vec::new();
         enc.push(&data, &mut |x| stream.extend_from_slice(&x)).unwrap();
         enc.finish(&mut |x| stream.extend_from_slice(&x)).unwrap();
@@ -57,8 +58,8 @@ proptest! {
         }
         let config = DecoderConfig::new(format);
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        let mut fast = Decoder::new(config);
-        let mut slow = NaiveDecoder::new(config);
+        let mut fast = Decoder::with_config(config).expect("valid config");
+        let mut slow = NaiveDecoder::with_config(config).expect("valid config");
         let mut ra = Ok(());
         let mut rb = Ok(());
         for p in stream.chunks(split) {

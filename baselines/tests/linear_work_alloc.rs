@@ -30,14 +30,14 @@ fn cost(s: &Bytes, naive: bool) -> (u64, u64) {
     let mut out = 0usize;
     let before = dhat::HeapStats::get();
     if naive {
-        let mut dec = NaiveDecoder::new(config);
+        let mut dec = NaiveDecoder::with_config(config).expect("valid config");
         for i in 0..s.len() {
             dec.push(s.slice(i..i + 1), &mut |b| out += b.len())
                 .unwrap();
         }
         dec.finish(&mut |b| out += b.len()).unwrap();
     } else {
-        let mut dec = Decoder::new(config);
+        let mut dec = Decoder::with_config(config).expect("valid config");
         for i in 0..s.len() {
             dec.push(s.slice(i..i + 1), &mut |b| out += b.len())
                 .unwrap();

@@ -53,7 +53,7 @@ proptest! {
             match op {
                 0 => { for &b in &data { fast.put_u8(b); slow.put_u8(b); } }
                 1 => { fast.put_slice(&data); slow.put_slice(&data); }
-                2 => { fast.reserve(data.len()).copy_from_slice(&data); slow.put_slice(&data); }
+                2 => { fast.put_zeroed(data.len()).copy_from_slice(&data); slow.put_slice(&data); }
                 _ => { fast_blocks.push(fast.take()); slow_blocks.push(slow.take()); }
             }
             prop_assert_eq!(fast.len(), slow.len());

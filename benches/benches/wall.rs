@@ -5,10 +5,10 @@
 //! times.
 #![allow(missing_docs)]
 
-use criterion::{BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use wirelab_bench::catalog::{self, CaseId, Group, Sink};
 use wirelab_bench::progress::Progress;
 use wirelab_bench::records::{Metric, Samples, Verification, Wall, read_json, write_json};
@@ -50,8 +50,9 @@ fn test_mode() -> bool {
 const ENV_HTML: &str = "WIRELAB_HTML";
 
 /// Warm-up and measurement time per case of a full run (criterion's defaults are 3 s and 5 s;
-/// the reports' notes compare the intervals).
-const FULL: (Duration, Duration) = (Duration::from_millis(500), Duration::from_millis(2000));
+/// the reports' notes compare the intervals). The verifying run before the warm-up is a run
+/// too, so a short warm-up suffices.
+const FULL: (Duration, Duration) = (Duration::from_millis(300), Duration::from_millis(2000));
 /// The same for `--quick` (rough numbers, 20 samples).
 const QUICK: (Duration, Duration) = (Duration::from_millis(50), Duration::from_millis(250));
 /// Bootstrap resamples of criterion's own analysis per case (its default, 100,000, costs
@@ -69,27 +70,38 @@ fn planned_cases(sel: &wirelab_bench::selection::Selection) -> Vec<(String, usiz
         .collect()
 }
 
-/// Samples per case: runs that take milliseconds (whole-pattern workloads) get fewer.
-fn sample_size(baseline: Duration, quick: bool) -> usize {
-    if baseline > Duration::from_millis(2) {
-        10
-    } else if quick {
-        20
+/// Samples per case and how criterion spaces their iterations, from the time of one run of
+/// the case (timed after its verifying run): as many samples as fit the measurement time with criterion's
+/// linear sampling (sample i runs i times d iterations, so n samples take at least
+/// n(n+1)/2 runs), between 10 and 100 (20 when quick). A case too slow for 10 linear samples
+/// gets 10 flat ones (the same iterations in each), so it takes about max(time, 10 runs)
+/// instead of up to twice the measurement time.
+fn sampling(one_run: Duration, measurement: Duration, quick: bool) -> (usize, SamplingMode) {
+    let cap = if quick { 20 } else { 100 };
+    let runs = measurement.as_secs_f64() / one_run.as_secs_f64().max(1e-9);
+    // The largest n with n(n+1)/2 <= runs.
+    let fits = (((8.0 * runs + 1.0).sqrt() - 1.0) / 2.0).floor() as usize;
+    if fits < 10 {
+        (10, SamplingMode::Flat)
     } else {
-        100
+        (fits.min(cap), SamplingMode::Linear)
     }
 }
 
 /// Verifies and times every case of one experiment page; returns their ids.
 fn measure(c: &mut Criterion, group: Group, quick: bool, progress: &mut Progress) -> Vec<CaseId> {
     let mut bench = c.benchmark_group(group.exp.id());
+    let measurement = if quick { QUICK.1 } else { FULL.1 };
     let mut measured = Vec::new();
     for mut case in group.cases {
         progress.step(&case.id.to_string());
         case.verified().unwrap_or_else(|e| fail(e));
-        bench.throughput(Throughput::Bytes(case.workload.bytes));
-        bench.sample_size(sample_size(case.baseline_time, quick));
         let (mut runner, mut sink) = (case.runner, Sink::discard());
+        let started = Instant::now();
+        black_box(runner(&mut sink));
+        let (samples, mode) = sampling(started.elapsed(), measurement, quick);
+        bench.throughput(Throughput::Bytes(case.workload.bytes));
+        bench.sample_size(samples).sampling_mode(mode);
         let id = BenchmarkId::new(&case.id.variant, &case.id.workload);
         bench.bench_function(id, |b| b.iter(|| black_box(runner(&mut sink))));
         measured.push(case.id);

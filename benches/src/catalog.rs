@@ -18,7 +18,6 @@ use crate::selection::Selection;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
 
 pub use crate::sink::{Check, Sink, compare};
 
@@ -308,8 +307,6 @@ pub struct LoadedCase {
     pub runner: Runner,
     /// The baseline's output on this workload (empty when loaded without the baseline).
     pub expected: Rc<[u8]>,
-    /// How long the baseline's run that produced `expected` took.
-    pub baseline_time: Duration,
 }
 
 impl<I: 'static> Definition for Ladder<I> {
@@ -333,10 +330,10 @@ impl<I: 'static> Definition for Ladder<I> {
             if chosen.is_empty() {
                 continue;
             }
-            let (expected, baseline_time) = if baseline {
+            let expected = if baseline {
                 self.baseline_output(w)
             } else {
-                (Rc::from(&[][..]), Duration::ZERO)
+                Rc::from(&[][..])
             };
             let info = Rc::new(w.info.clone());
             for v in chosen {
@@ -346,7 +343,6 @@ impl<I: 'static> Definition for Ladder<I> {
                         variant: v.info(),
                         runner,
                         expected: expected.clone(),
-                        baseline_time,
                     });
                 }
             }
@@ -364,7 +360,7 @@ impl<I: 'static> Ladder<I> {
     /// # Panics
     ///
     /// When the baseline does not apply to the workload (a catalog bug, caught by the tests).
-    fn baseline_output(&self, w: &Workload<I>) -> (Rc<[u8]>, Duration) {
+    fn baseline_output(&self, w: &Workload<I>) -> Rc<[u8]> {
         let base = &self.variants[0];
         let mut runner = (base.build)(&w.input).unwrap_or_else(|| {
             panic!(
@@ -373,10 +369,8 @@ impl<I: 'static> Ladder<I> {
             )
         });
         let mut sink = Sink::collect();
-        let started = Instant::now();
         runner(&mut sink);
-        let took = started.elapsed();
-        (sink.into_bytes().into(), took)
+        sink.into_bytes().into()
     }
 }
 
@@ -496,9 +490,6 @@ pub struct Case {
     pub runner: Runner,
     /// The output it must produce.
     pub expected: Expected,
-    /// How long one run of the baseline took on this workload (harnesses size their sampling
-    /// by it; zero when the walk did not run the baseline).
-    pub baseline_time: Duration,
     equivalence: Option<Canonicalize>,
 }
 
@@ -683,7 +674,6 @@ fn load_group(
             workload: c.workload,
             runner: c.runner,
             expected,
-            baseline_time: c.baseline_time,
             equivalence,
         });
     }

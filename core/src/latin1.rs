@@ -233,6 +233,10 @@ pub fn encode_truncating_into(s: &str, dst: &mut [u8]) -> usize {
 /// Allocating form of [`encode_truncating_into`]: one octet per char, the low 8 bits.
 ///
 /// Naive twin: `wirelab_baselines::latin1::encode_truncating`.
+///
+/// ```
+/// assert_eq!(wirelab::latin1::encode_truncating("café"), b"caf\xE9");
+/// ```
 pub fn encode_truncating(s: &str) -> Vec<u8> {
     let mut out = vec![0u8; s.len()];
     let n = encode_truncating_into(s, &mut out);
@@ -244,6 +248,12 @@ pub fn encode_truncating(s: &str) -> Vec<u8> {
 /// number of octets written, `min(s.chars().count(), dst.len())`.
 ///
 /// Naive twin: `wirelab_baselines::latin1::encode_lossy_into`.
+///
+/// ```
+/// let mut buf = [0u8; 4];
+/// let n = wirelab::latin1::encode_lossy_into("a€b", &mut buf);
+/// assert_eq!(&buf[..n], b"a?b");
+/// ```
 pub fn encode_lossy_into(s: &str, dst: &mut [u8]) -> usize {
     encode_with(s, dst, |cp| if cp <= 0xFF { cp as u8 } else { b'?' })
 }
@@ -263,6 +273,10 @@ pub fn encode_lossy(s: &str) -> Vec<u8> {
 }
 
 /// Returns the number of chars in `s` that [`encode_lossy`] would replace with `?`.
+///
+/// ```
+/// assert_eq!(wirelab::latin1::count_unmappable("café €5 ✓"), 2);
+/// ```
 pub fn count_unmappable(s: &str) -> usize {
     let src = s.as_bytes();
     let mut i = 0;

@@ -25,17 +25,17 @@ fn reuse_after_handover() {
 }
 
 #[test]
-fn reserve_then_fill() {
+fn put_zeroed_then_fill() {
     let mut w = BlockWriter::new();
     w.put_u8(0x40);
-    let r = w.reserve(5);
+    let r = w.put_zeroed(5);
     assert_eq!(r, &[0; 5]);
     r.copy_from_slice(b"hello");
     w.put_slice(b"!");
     assert_eq!(w.len(), 7);
     assert_eq!(&w.take()[..], b"\x40hello!");
-    // A reserve larger than the chunk grows the buffer.
-    let big = w.reserve(3 * DEFAULT_CHUNK);
+    // A range larger than the chunk grows the buffer.
+    let big = w.put_zeroed(3 * DEFAULT_CHUNK);
     big.fill(7);
     assert_eq!(w.take().len(), 3 * DEFAULT_CHUNK);
 }
@@ -44,7 +44,7 @@ fn reserve_then_fill() {
 fn zero_length_blocks() {
     let mut w = BlockWriter::new();
     assert!(w.take().is_empty());
-    w.reserve(0);
+    w.put_zeroed(0);
     assert!(w.take().is_empty());
     w.put_slice(b"x");
     assert_eq!(&w.take()[..], b"x");
@@ -109,8 +109,18 @@ fn small_block_in_a_large_buffer_is_copied_and_the_buffer_kept() {
 }
 
 #[test]
+fn chunk_sizes_out_of_range_are_rejected() {
+    use wirelab::block::{MAX_CHUNK, MIN_CHUNK};
+    for chunk in [0, 16, MIN_CHUNK - 1, MAX_CHUNK + 1] {
+        let err = BlockWriter::with_chunk(chunk).unwrap_err();
+        assert_eq!((err.setting, err.value), ("chunk", chunk as u64));
+    }
+    assert!(BlockWriter::with_chunk(MIN_CHUNK).is_ok());
+}
+
+#[test]
 fn truncate_and_clear() {
-    let mut w = BlockWriter::with_chunk(16);
+    let mut w = BlockWriter::with_chunk(64).unwrap();
     w.put_slice(b"abcdef");
     w.truncate(3);
     assert_eq!(w.as_slice(), b"abc");

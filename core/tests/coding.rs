@@ -9,10 +9,11 @@ use wirelab::coding::{
 const FORMATS: [Format; 3] = [Format::Gzip, Format::Zlib, Format::Raw];
 
 fn encode_with(format: Format, pushes: &[&[u8]], flush_per_push: bool) -> Vec<Bytes> {
-    let mut enc = Encoder::new(EncoderConfig {
+    let mut enc = Encoder::with_config(EncoderConfig {
         flush_per_push,
         ..EncoderConfig::new(format)
-    });
+    })
+    .expect("valid config");
     let mut out = Vec::new();
     for p in pushes {
         enc.push(p, &mut |b| out.push(b)).unwrap();
@@ -26,7 +27,7 @@ fn encode(format: Format, data: &[u8]) -> Vec<u8> {
 }
 
 fn decode_pieces(format: Format, pieces: &[&[u8]]) -> Result<Vec<u8>, CodingError> {
-    let mut dec = Decoder::new(DecoderConfig::new(format));
+    let mut dec = Decoder::new(format);
     let mut out = Vec::new();
     for p in pieces {
         dec.push(Bytes::copy_from_slice(p), &mut |b| {
@@ -188,10 +189,11 @@ fn no_output_piece_larger_than_max_chunk() {
     for f in FORMATS {
         for max_chunk in [1000, 4096, 65536] {
             let enc = encode(f, &data);
-            let mut dec = Decoder::new(DecoderConfig {
+            let mut dec = Decoder::with_config(DecoderConfig {
                 max_chunk,
                 ..DecoderConfig::new(f)
-            });
+            })
+            .expect("valid config");
             let mut out = Vec::new();
             let mut biggest = 0;
             for p in enc.chunks(5000) {
@@ -219,10 +221,11 @@ fn output_pieces_stay_intact_whether_kept_or_dropped() {
         for keep_every in [0usize, 1, 2, 3, 7] {
             for (push, max_chunk) in [(65536, 65536), (8192, 65536), (3000, 4096), (100_000, 1000)]
             {
-                let mut dec = Decoder::new(DecoderConfig {
+                let mut dec = Decoder::with_config(DecoderConfig {
                     max_chunk,
                     ..DecoderConfig::new(f)
-                });
+                })
+                .expect("valid config");
                 let mut out = Vec::new();
                 let mut kept: Vec<(usize, Bytes)> = Vec::new();
                 let mut n = 0usize;
@@ -256,7 +259,7 @@ fn flush_per_push_preserves_piece_boundaries() {
     for f in FORMATS {
         let pieces = encode_with(f, &pushes, true);
         // Feeding the encoder's output piece by piece yields each push's data right away.
-        let mut dec = Decoder::new(DecoderConfig::new(f));
+        let mut dec = Decoder::new(f);
         let mut per_piece = Vec::new();
         for p in &pieces {
             let mut got = Vec::new();
@@ -296,7 +299,7 @@ fn multi_fragment_input_matches_contiguous() {
     let enc = encode(Format::Gzip, &data);
     // Genuinely separate allocations, not slices of one buffer.
     let pieces: Vec<Bytes> = enc.chunks(777).map(|c| Bytes::from(c.to_vec())).collect();
-    let mut dec = Decoder::new(DecoderConfig::new(Format::Gzip));
+    let mut dec = Decoder::new(Format::Gzip);
     let mut out = Vec::new();
     for p in pieces {
         dec.push(p, &mut |b| out.extend_from_slice(&b)).unwrap();
@@ -324,10 +327,11 @@ fn output_limit_stops_a_bomb() {
     let zeros = vec![0u8; 8 << 20];
     let enc = encode(Format::Gzip, &zeros);
     assert!(enc.len() < 20_000, "{}", enc.len());
-    let mut dec = Decoder::new(DecoderConfig {
+    let mut dec = Decoder::with_config(DecoderConfig {
         max_output: Some(1 << 20),
         ..DecoderConfig::new(Format::Gzip)
-    });
+    })
+    .expect("valid config");
     let mut total = 0;
     let r = dec.push(Bytes::from(enc), &mut |b| total += b.len());
     assert_eq!(r, Err(CodingError::OutputLimit { limit: 1 << 20 }));
@@ -382,7 +386,7 @@ proptest! {
         f in 0usize..3,
     ) {
         let format = FORMATS[f];
-        let mut enc = Encoder::new(EncoderConfig { level, ..EncoderConfig::new(format) });
+        let mut enc = Encoder::with_config(EncoderConfig { level, ..EncoderConfig::new(format) }).expect("valid config");
         let mut out = Vec::new();
         let mut rest = &data[..];
         for s in &splits {
@@ -407,7 +411,7 @@ proptest! {
 /// Pushes `pieces` then finishes, returning what was emitted before the first error and that
 /// error.
 fn decode_until_error(format: Format, pieces: &[&[u8]]) -> (Vec<u8>, Option<CodingError>) {
-    let mut dec = Decoder::new(DecoderConfig::new(format));
+    let mut dec = Decoder::new(format);
     let mut out = Vec::new();
     for p in pieces {
         if let Err(e) = dec.push(Bytes::copy_from_slice(p), &mut |b| {

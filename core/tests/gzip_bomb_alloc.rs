@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 use std::io::Write;
-use wirelab::coding::{CodingError, DEFAULT_MAX_OUTPUT, Decoder, DecoderConfig, Format};
+use wirelab::coding::{CodingError, DEFAULT_MAX_OUTPUT, Decoder, Format};
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
@@ -27,7 +27,7 @@ fn a_one_gib_bomb_stops_at_the_default_limit_with_bounded_memory() {
 
     let started = std::time::Instant::now();
     let before = dhat::HeapStats::get();
-    let mut dec = Decoder::new(DecoderConfig::new(Format::Gzip));
+    let mut dec = Decoder::new(Format::Gzip);
     let mut out = 0u64;
     let mut result: Result<(), CodingError> = Ok(());
     // As a network would deliver it: 16 KiB pieces of the one buffer (no copies).

@@ -9,7 +9,7 @@ use support::data_dir;
 use wirelab::coding::{CodingError, Decoder, DecoderConfig, Format, Trailing};
 
 fn decode(config: DecoderConfig, data: &[u8], piece: usize) -> Result<Vec<u8>, CodingError> {
-    let mut dec = Decoder::new(config);
+    let mut dec = Decoder::with_config(config).expect("valid config");
     let mut out = Vec::new();
     for p in data.chunks(piece.max(1)) {
         dec.push(Bytes::copy_from_slice(p), &mut |b| {

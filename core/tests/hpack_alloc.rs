@@ -1,6 +1,6 @@
 //! Allocation budgets of the HPACK codec (dhat testing mode: one test per file).
 
-use wirelab::hpack::{Decoder, Encoder, Header, HuffmanMode, Indexing};
+use wirelab::hpack::{Decoder, Encoder, EncoderConfig, Header, HuffmanMode, Indexing};
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
@@ -19,9 +19,12 @@ fn steady_state_allocations() {
 
     // Encoding with indexing off: after warm-up, one block per call and nothing else (the
     // writer's chunk serves several blocks, so in fact less than one).
-    let mut enc = Encoder::new()
-        .with_huffman(HuffmanMode::Auto)
-        .with_indexing(Indexing::None);
+    let mut enc = Encoder::with_config(EncoderConfig {
+        huffman: HuffmanMode::Auto,
+        indexing: Indexing::None,
+        ..EncoderConfig::default()
+    })
+    .expect("valid config");
     for _ in 0..10 {
         drop(enc.encode_str(request.iter().map(|(a, b)| (a.as_str(), b.as_str()))));
     }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 mod support;
 use support::data_dir;
-use wirelab::hpack::{Decoder, Encoder, Header, HuffmanMode, Indexing, integer};
+use wirelab::hpack::{Decoder, Encoder, EncoderConfig, Header, HuffmanMode, Indexing, integer};
 
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
@@ -112,11 +112,16 @@ fn rfc7541_appendix_c() {
         dec.set_max_table_size(size);
         // The encoder with the same policy as the RFC's examples must reproduce the wire.
         let huffman = seq["blocks"][0]["huffman"].as_bool().unwrap();
-        let mut enc = Encoder::new().with_huffman(if huffman {
+        let huffman = if huffman {
             HuffmanMode::Always
         } else {
             HuffmanMode::Never
-        });
+        };
+        let config = EncoderConfig {
+            huffman,
+            ..EncoderConfig::default()
+        };
+        let mut enc = Encoder::with_config(config).expect("valid config");
         if size != 4096 {
             enc.set_max_table_size(size);
         }
@@ -203,7 +208,12 @@ fn hpack_test_case_stories_reencode() {
             let v = json(story.unwrap().path());
             for mode in [HuffmanMode::Auto, HuffmanMode::Always, HuffmanMode::Never] {
                 for indexing in [Indexing::None, Indexing::Incremental] {
-                    let mut enc = Encoder::new().with_huffman(mode).with_indexing(indexing);
+                    let mut enc = Encoder::with_config(EncoderConfig {
+                        huffman: mode,
+                        indexing,
+                        ..EncoderConfig::default()
+                    })
+                    .expect("valid config");
                     let mut ours = Decoder::new();
                     let mut theirs = loona_hpack::Decoder::new();
                     for case in v["cases"].as_array().unwrap() {

@@ -11,12 +11,12 @@
 use arbitrary::{Arbitrary, Unstructured};
 use bytes::{Buf, Bytes};
 use std::io::{self, Read, Write};
+use wirelab::coding::PushDecoder;
 use wirelab::coding::{
     CodingError, Decoder as StreamDecoder, DecoderConfig, Encoder as StreamEncoder, EncoderConfig,
     Format, Rope, Trailing,
 };
 use wirelab::hpack::{Decoder, Encoder, Header, HuffmanMode, Indexing, huffman};
-use wirelab_baselines::coding::PushDecoder;
 use wirelab_baselines::hpack::{NaiveDecoder, NaiveEncoder};
 
 /// A check: panics when its property fails for the input.
@@ -52,11 +52,8 @@ pub fn hpack_decode(data: &[u8]) {
     opt.set_max_table_size(table_size);
     opt.set_max_header_list_size(list_limit);
     let mut naive = NaiveDecoder::new();
-    naive.max_table_size = table_size;
-    naive
-        .table
-        .set_max_size(table_size.min(naive.table.max_size));
-    naive.max_header_list_size = list_limit;
+    naive.set_max_table_size(table_size);
+    naive.set_max_header_list_size(list_limit);
     while !rest.is_empty() {
         let len = match rest {
             [a, b, ..] => usize::from(u16::from_be_bytes([*a, *b])),
@@ -66,7 +63,7 @@ pub fn hpack_decode(data: &[u8]) {
         let (block, tail) = rest.split_at(len.min(rest.len()));
         rest = tail;
         let a = opt.decode_to_vec(block);
-        let b = naive.decode(block);
+        let b = naive.decode_to_vec(block);
         assert_eq!(
             a, b,
             "optimized and naive decoders disagree on block {block:02x?}"
@@ -78,12 +75,10 @@ pub fn hpack_decode(data: &[u8]) {
                 "a header list over its limit was accepted"
             );
         }
-        let table: Vec<(Vec<u8>, Vec<u8>)> = opt
-            .table()
-            .iter()
-            .map(|(n, v)| (n.to_vec(), v.to_vec()))
-            .collect();
-        assert_eq!(table, naive.table.entries, "dynamic tables differ");
+        assert!(
+            opt.table().iter().eq(naive.table().iter()),
+            "dynamic tables differ"
+        );
         assert!(opt.table().size() <= table_size, "table above its bound");
         if a.is_err_and(|e| e.is_connection_error()) {
             assert_eq!(
@@ -114,19 +109,24 @@ pub fn hpack_roundtrip(data: &[u8]) {
     let table_size = usize::from(input.table_size);
     for mode in [HuffmanMode::Auto, HuffmanMode::Always, HuffmanMode::Never] {
         for indexing in [Indexing::None, Indexing::Incremental] {
-            let mut enc = Encoder::new().with_huffman(mode).with_indexing(indexing);
-            let mut naive_enc = NaiveEncoder::new(mode, indexing);
+            let config = wirelab::hpack::EncoderConfig {
+                huffman: mode,
+                indexing,
+                ..Default::default()
+            };
+            let mut enc = Encoder::with_config(config).expect("valid config");
+            let mut naive_enc = NaiveEncoder::with_config(config).expect("valid config");
             let mut dec = Decoder::new();
             dec.set_max_header_list_size(usize::MAX);
             let mut naive_dec = NaiveDecoder::new();
-            naive_dec.max_header_list_size = usize::MAX;
+            naive_dec.set_max_header_list_size(usize::MAX);
             // The largest size the encoder may ask for: what the decoders advertise.
             let mut allowed = table_size.max(4096);
             if table_size != 4096 {
                 enc.set_max_table_size(table_size);
             }
             dec.set_max_table_size(allowed);
-            naive_dec.max_table_size = allowed;
+            naive_dec.set_max_table_size(allowed);
             // The naive encoder has no sensitive fields and no size updates, and it takes each
             // char's low 8 bits where ours substitutes `?` above U+00FF: compare it on Latin-1
             // text while its table can be the same as ours.
@@ -142,7 +142,7 @@ pub fn hpack_roundtrip(data: &[u8]) {
                     enc.set_max_table_size(size);
                     allowed = allowed.max(size);
                     dec.set_max_table_size(allowed);
-                    naive_dec.max_table_size = allowed;
+                    naive_dec.set_max_table_size(allowed);
                     naive_live = false;
                 }
                 let pairs: Vec<(&str, &str)> = list
@@ -181,7 +181,7 @@ pub fn hpack_roundtrip(data: &[u8]) {
                     Ok(&expected),
                     "round trip through the decoder"
                 );
-                let naive_got = naive_dec.decode(&block);
+                let naive_got = naive_dec.decode_to_vec(&block);
                 assert_eq!(
                     naive_got,
                     Ok(expected),
@@ -287,12 +287,16 @@ fn decode_with(mut dec: impl PushDecoder, max_chunk: Option<usize>, pieces: &[By
 }
 
 fn decode_optimized(config: DecoderConfig, pieces: &[Bytes]) -> Outcome {
-    decode_with(StreamDecoder::new(config), Some(config.max_chunk), pieces)
+    decode_with(
+        StreamDecoder::with_config(config).expect("valid config"),
+        Some(config.max_chunk),
+        pieces,
+    )
 }
 
 fn decode_naive(config: DecoderConfig, pieces: &[Bytes]) -> Outcome {
     decode_with(
-        wirelab_baselines::coding::NaiveDecoder::new(config),
+        wirelab_baselines::coding::NaiveDecoder::with_config(config).expect("valid config"),
         None,
         pieces,
     )
@@ -383,7 +387,14 @@ pub fn coding_roundtrip(data: &[u8]) {
     let mut config = EncoderConfig::new(format);
     config.level = u32::from(input.level % 10);
     config.flush_per_push = input.flush_per_push;
-    config.max_chunk = usize::from(input.max_chunk).max(1);
+    config.max_chunk = usize::from(input.max_chunk);
+    if let Err(e) = config.validate() {
+        assert!(
+            StreamEncoder::with_config(config).is_err(),
+            "the encoder accepted {e}"
+        );
+        config.max_chunk = wirelab::coding::MIN_ENCODER_CHUNK.max(config.max_chunk);
+    }
     let mut pieces = Vec::new();
     let mut rest = &input.data[..];
     for &c in &input.cuts {
@@ -396,9 +407,9 @@ pub fn coding_roundtrip(data: &[u8]) {
     }
     pieces.push(rest);
 
-    let mut enc = StreamEncoder::new(config);
+    let mut enc = StreamEncoder::with_config(config).expect("valid config");
     let dec_config = DecoderConfig::new(format);
-    let mut live = StreamDecoder::new(dec_config);
+    let mut live = StreamDecoder::with_config(dec_config).expect("valid config");
     let mut live_out = Vec::new();
     let mut pushed = 0;
     let mut stream = Vec::new();
@@ -408,7 +419,7 @@ pub fn coding_roundtrip(data: &[u8]) {
         pushed += p.len();
         for b in &this_push {
             assert!(
-                b.len() <= config.max_chunk.max(64), // raised to at least 64, as documented
+                b.len() <= config.max_chunk,
                 "an encoder piece over max_chunk"
             );
             live.push(b.clone(), &mut |o| live_out.extend_from_slice(&o))
@@ -446,12 +457,13 @@ pub fn coding_roundtrip(data: &[u8]) {
         assert!(ok, "flate2 rejects our {format:?} stream");
         assert_eq!(theirs, input.data, "flate2 decodes our stream differently");
     }
-    let mut naive =
-        wirelab_baselines::coding::NaiveEncoder::new(format, config.level, config.flush_per_push);
-    let owned: Vec<Bytes> = pieces.iter().map(|p| Bytes::copy_from_slice(p)).collect();
+    let mut naive = wirelab_baselines::coding::NaiveEncoder::with_config(config)
+        .expect("the optimized encoder took the same configuration");
     let mut naive_stream = Vec::new();
-    naive.push(&owned, &mut |b| naive_stream.push(b));
-    naive.finish(&mut |b| naive_stream.push(b));
+    for p in &pieces {
+        naive.push(p, &mut |b| naive_stream.push(b)).expect("push");
+    }
+    naive.finish(&mut |b| naive_stream.push(b)).expect("finish");
     assert_eq!(
         decode_optimized(dec_config, &naive_stream),
         Ok(input.data.clone()),
@@ -520,13 +532,13 @@ enum BlockOp {
 /// model's octets.
 pub fn block_ops(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(chunk) = u.int_in_range(1usize..=8192) else {
+    let Ok(chunk) = u.int_in_range(wirelab::block::MIN_CHUNK..=8192) else {
         return;
     };
     let Ok(ops) = Vec::<BlockOp>::arbitrary_take_rest(u) else {
         return;
     };
-    let mut w = wirelab::block::BlockWriter::with_chunk(chunk);
+    let mut w = wirelab::block::BlockWriter::with_chunk(chunk).expect("a chunk in range");
     let mut model: Vec<u8> = Vec::new();
     let mut handed = Vec::new();
     for op in ops {
@@ -541,7 +553,7 @@ pub fn block_ops(data: &[u8]) {
             }
             BlockOp::Reserve(len, fill) => {
                 let len = usize::from(len);
-                let range = w.reserve(len);
+                let range = w.put_zeroed(len);
                 assert_eq!(range.len(), len, "reserve gave the wrong length");
                 range.fill(fill);
                 model.resize(model.len() + len, fill);

@@ -9,6 +9,7 @@
 //! cargo lab compare BASE [NEW] [SELECTION...] two revisions case by case (instructions, allocations, wall time, outputs)
 //! cargo lab profile SELECTION...             dhat-heap.json per case, for DHAT's viewer
 //! cargo lab fuzz TARGET [SECONDS] / fuzz-smoke
+//! cargo lab api [--check]                    the wirelab crate's public API in core/public-api.txt
 //! ```
 //!
 //! A selection is `EXP[/WORKLOAD[/VARIANT]]` (see `wirelab_bench::selection`).
@@ -18,6 +19,8 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use wirelab_bench::selection::Selection;
 
+#[path = "lab/api.rs"]
+mod api;
 #[path = "lab/bench.rs"]
 mod bench;
 #[path = "lab/check.rs"]
@@ -109,6 +112,13 @@ enum Cmd {
         #[arg(long)]
         asan: bool,
     },
+    /// Write the wirelab crate's public API (default features) to core/public-api.txt, from
+    /// rustdoc's JSON output; with --check, fail when the file differs from the code.
+    Api {
+        /// Compare with the committed file instead of writing it.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 fn selection(args: &[String]) -> Result<Selection> {
@@ -158,6 +168,7 @@ fn main() {
             asan,
         } => fuzz::run_targets(&target, seconds, asan, None),
         Cmd::FuzzSmoke { seconds, asan } => fuzz::run_targets("all", seconds, asan, Some(1)),
+        Cmd::Api { check } => api::run(&wirelab_bench::paths::workspace_root(), check),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

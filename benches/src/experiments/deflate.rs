@@ -7,7 +7,7 @@ use crate::data::{self, LoadError};
 use bytes::Bytes;
 use std::io::Read;
 use std::rc::Rc;
-use wirelab::coding::{Encoder, EncoderConfig, Format};
+use wirelab::coding::{Encoder, Format};
 use wirelab_baselines::coding::NaiveEncoder;
 
 /// One workload's input: 1 MiB of text as a rope of pieces.
@@ -81,14 +81,14 @@ fn workloads() -> Result<Vec<Workload<Rope>>, LoadError> {
 fn contiguous(r: &Rope) -> Option<Runner> {
     let rope = r.0.clone();
     Some(Box::new(move |sink: &mut Sink| {
-        let mut enc = NaiveEncoder::new(Format::Gzip, 6, false);
+        let mut enc = NaiveEncoder::new(Format::Gzip);
         let mut n = 0u64;
         let mut emit = |b: Bytes| {
             n += b.len() as u64;
             sink.emit(&b);
         };
-        enc.push(&rope, &mut emit);
-        enc.finish(&mut emit);
+        enc.push_pieces(&rope, &mut emit).expect("push");
+        enc.finish(&mut emit).expect("finish");
         n
     }))
 }
@@ -96,7 +96,7 @@ fn contiguous(r: &Rope) -> Option<Runner> {
 fn per_fragment(r: &Rope) -> Option<Runner> {
     let rope = r.0.clone();
     Some(Box::new(move |sink: &mut Sink| {
-        let mut enc = Encoder::new(EncoderConfig::new(Format::Gzip));
+        let mut enc = Encoder::new(Format::Gzip);
         let mut n = 0u64;
         let mut emit = |b: Bytes| {
             n += b.len() as u64;

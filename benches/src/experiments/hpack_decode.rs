@@ -5,7 +5,7 @@ use super::common::stories;
 use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload};
 use crate::data::LoadError;
 use std::rc::Rc;
-use wirelab::hpack::{Decoder, Encoder, Indexing};
+use wirelab::hpack::{Decoder, Encoder, EncoderConfig, Indexing};
 use wirelab_baselines::hpack::NaiveDecoder;
 
 /// Header blocks grouped by story, each with the SETTINGS_HEADER_TABLE_SIZE in force where the
@@ -95,10 +95,10 @@ fn decoding<D: 'static>(
 fn naive(i: &Blocks) -> Option<Runner> {
     decoding(i, NaiveDecoder::new, |dec, b, size, sink| {
         if let Some(s) = size {
-            dec.max_table_size = s;
+            dec.set_max_table_size(s);
         }
         let mut n = 0;
-        for (name, value) in dec.decode(b).expect("valid block") {
+        for (name, value) in dec.decode_to_vec(b).expect("valid block") {
             n += 1;
             emit_header(sink, &name, &value);
         }
@@ -162,9 +162,12 @@ fn workloads() -> Result<Vec<Workload<Blocks>>, LoadError> {
     let mut out: Vec<Workload<Blocks>> = MODES
         .into_iter()
         .map(|(name, mode)| {
-            let mut enc = Encoder::new()
-                .with_huffman(mode)
-                .with_indexing(Indexing::None);
+            let mut enc = Encoder::with_config(EncoderConfig {
+                huffman: mode,
+                indexing: Indexing::None,
+                ..EncoderConfig::default()
+            })
+            .expect("valid config");
             let block = enc.encode_str(BROWSER_REQUEST);
             let len = block.len();
             let input = Blocks {

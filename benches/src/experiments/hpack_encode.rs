@@ -6,7 +6,7 @@ use super::common::stories;
 use crate::catalog::{Ladder, Meta, Original, Role, Runner, Sink, Variant, Workload};
 use crate::data::LoadError;
 use std::rc::Rc;
-use wirelab::hpack::{Encoder, HuffmanMode, Indexing};
+use wirelab::hpack::{Encoder, EncoderConfig, HuffmanMode, Indexing};
 use wirelab_baselines::block::LockingWriter;
 use wirelab_baselines::hpack::{NaiveEncoder, StringCoder};
 
@@ -163,7 +163,7 @@ fn naive(i: &Lists) -> Option<Runner> {
     let (mode, indexing) = (i.mode, i.indexing);
     encoding(
         i,
-        move || NaiveEncoder::new(mode, indexing),
+        move || NaiveEncoder::with_config(config(mode, indexing)).expect("valid config"),
         |e, l, sink| {
             let b = e.encode_str(pairs(l));
             emit_block(sink, &b);
@@ -174,7 +174,10 @@ fn naive(i: &Lists) -> Option<Runner> {
 
 fn slice_huffman(i: &Lists) -> Option<Runner> {
     let (mode, indexing) = (i.mode, i.indexing);
-    let make = move || NaiveEncoder::with_coder(mode, indexing, SliceHuffman::default());
+    let make = move || {
+        NaiveEncoder::with_coder(config(mode, indexing), SliceHuffman::default())
+            .expect("valid config")
+    };
     encoding(i, make, |e, l, sink| {
         let b = e.encode_str(pairs(l));
         emit_block(sink, &b);
@@ -184,12 +187,21 @@ fn slice_huffman(i: &Lists) -> Option<Runner> {
 
 fn optimized(i: &Lists) -> Option<Runner> {
     let (mode, indexing) = (i.mode, i.indexing);
-    let make = move || Encoder::new().with_huffman(mode).with_indexing(indexing);
+    let make = move || Encoder::with_config(config(mode, indexing)).expect("valid config");
     encoding(i, make, |e, l, sink| {
         let b = e.encode_str(pairs(l));
         emit_block(sink, &b);
         b.len()
     })
+}
+
+/// The encoders' configuration for a workload: its Huffman mode and indexing policy.
+fn config(huffman: HuffmanMode, indexing: Indexing) -> EncoderConfig {
+    EncoderConfig {
+        huffman,
+        indexing,
+        ..EncoderConfig::default()
+    }
 }
 
 fn httlib(i: &Lists) -> Option<Runner> {

@@ -27,6 +27,11 @@ const BUFFER: usize = 8192;
 ///
 /// Logically equivalent to copying the pieces into one buffer and checksumming it (the naive
 /// twin), without the copy.
+///
+/// ```
+/// let crc = wirelab::coding::crc::per_fragment([&b"1234"[..], b"56789"]);
+/// assert_eq!(crc, 0xCBF4_3926); // the CRC-32 check value of "123456789"
+/// ```
 pub fn per_fragment<'a, I>(pieces: I) -> u32
 where
     I: IntoIterator<Item = &'a [u8]>,
@@ -39,6 +44,11 @@ where
 }
 
 /// CRC-32 of the concatenation of `pieces` with [`Adaptive`].
+///
+/// ```
+/// let crc = wirelab::coding::crc::adaptive([&b"1234"[..], b"56789"]);
+/// assert_eq!(crc, 0xCBF4_3926);
+/// ```
 pub fn adaptive<'a, I>(pieces: I) -> u32
 where
     I: IntoIterator<Item = &'a [u8]>,
@@ -78,6 +88,10 @@ impl Default for Adaptive {
 
 impl Adaptive {
     /// A fresh hasher.
+    ///
+    /// ```
+    /// assert_eq!(wirelab::coding::crc::Adaptive::new().value(), 0);
+    /// ```
     pub fn new() -> Self {
         Self {
             hasher: Hasher::new(),
@@ -86,6 +100,14 @@ impl Adaptive {
     }
 
     /// Adds a fragment.
+    ///
+    /// ```
+    /// let mut crc = wirelab::coding::crc::Adaptive::new();
+    /// for piece in [&b"123"[..], b"456", b"789"] {
+    ///     crc.update(piece);
+    /// }
+    /// assert_eq!(crc.finalize(), 0xCBF4_3926);
+    /// ```
     #[inline]
     pub fn update(&mut self, piece: &[u8]) {
         // One branch on the path of large fragments with nothing coalesced.
@@ -119,6 +141,14 @@ impl Adaptive {
     }
 
     /// The CRC of everything added so far (the hasher can keep going).
+    ///
+    /// ```
+    /// let mut crc = wirelab::coding::crc::Adaptive::new();
+    /// crc.update(b"123456789");
+    /// assert_eq!(crc.value(), 0xCBF4_3926);
+    /// crc.update(b"0");
+    /// assert_ne!(crc.value(), 0xCBF4_3926);
+    /// ```
     pub fn value(&self) -> u32 {
         let mut h = self.hasher.clone();
         h.update(&self.buf);
@@ -126,12 +156,26 @@ impl Adaptive {
     }
 
     /// The CRC of everything added.
+    ///
+    /// ```
+    /// let mut crc = wirelab::coding::crc::Adaptive::new();
+    /// crc.update(b"123456789");
+    /// assert_eq!(crc.finalize(), 0xCBF4_3926);
+    /// ```
     pub fn finalize(mut self) -> u32 {
         self.flush();
         self.hasher.finalize()
     }
 
     /// Starts over.
+    ///
+    /// ```
+    /// let mut crc = wirelab::coding::crc::Adaptive::new();
+    /// crc.update(b"junk");
+    /// crc.reset();
+    /// crc.update(b"123456789");
+    /// assert_eq!(crc.finalize(), 0xCBF4_3926);
+    /// ```
     pub fn reset(&mut self) {
         self.hasher = Hasher::new();
         self.buf.clear();

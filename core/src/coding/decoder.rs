@@ -1,11 +1,15 @@
 //! The streaming decoder: gzip (RFC 1952), zlib (RFC 1950), raw deflate (RFC 1951).
 
-use super::{CodingError, Format, Rope};
+use super::{CodingError, Format, PushDecoder, Rope};
+use crate::ConfigError;
 use bytes::{Buf, Bytes, BytesMut};
 use flate2::{Decompress, FlushDecompress, Status};
 
 /// The default largest output piece.
 pub const DEFAULT_MAX_CHUNK: usize = 64 * 1024;
+
+/// The largest `max_chunk` a decoder or encoder accepts (1 GiB).
+pub const MAX_CHUNK: usize = 1 << 30;
 
 /// The default output limit: decompressing more than this is treated as a bomb.
 pub const DEFAULT_MAX_OUTPUT: u64 = 256 * 1024 * 1024;
@@ -26,9 +30,9 @@ pub enum Trailing {
 pub struct DecoderConfig {
     /// The stream format.
     pub format: Format,
-    /// Largest output piece.
+    /// Largest output piece, 1 octet to [`MAX_CHUNK`] (default [`DEFAULT_MAX_CHUNK`]).
     pub max_chunk: usize,
-    /// Total output limit (`None`: unlimited).
+    /// Total output limit (`None`: unlimited; default [`DEFAULT_MAX_OUTPUT`]).
     pub max_output: Option<u64>,
     /// Bytes after the end of the data.
     pub trailing: Trailing,
@@ -36,6 +40,12 @@ pub struct DecoderConfig {
 
 impl DecoderConfig {
     /// Defaults for `format`: 64 KiB pieces, a 256 MiB output limit, trailing bytes rejected.
+    ///
+    /// ```
+    /// use wirelab::coding::{DecoderConfig, Format, Trailing};
+    ///
+    /// assert_eq!(DecoderConfig::new(Format::Gzip).trailing, Trailing::Reject);
+    /// ```
     pub fn new(format: Format) -> Self {
         Self {
             format,
@@ -43,6 +53,22 @@ impl DecoderConfig {
             max_output: Some(DEFAULT_MAX_OUTPUT),
             trailing: Trailing::Reject,
         }
+    }
+
+    /// Checks every setting (what [`Decoder::with_config`] and the naive twin's run).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when `max_chunk` is 0 or above [`MAX_CHUNK`].
+    ///
+    /// ```
+    /// use wirelab::coding::{DecoderConfig, Format};
+    ///
+    /// let config = DecoderConfig { max_chunk: 0, ..DecoderConfig::new(Format::Zlib) };
+    /// assert_eq!(config.validate().unwrap_err().setting, "max_chunk");
+    /// ```
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        ConfigError::check("max_chunk", self.max_chunk as u64, 1, MAX_CHUNK as u64)
     }
 }
 
@@ -61,6 +87,28 @@ enum HeaderStep {
     Comment,
     /// FHCRC; `have` of its 2 bytes.
     HeaderCrc { have: usize },
+}
+
+/// What one step of the decoder's state machine did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// The state changed: take the next step.
+    Next,
+    /// More input is needed before anything can change, and no output is waiting.
+    NeedInput,
+    /// More input is needed (or the data has ended): hand over the output decoded so far.
+    Flush,
+}
+
+/// Where the gzip header parser goes after a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum After {
+    /// The field is incomplete: parsing resumes here with more input.
+    Wait(HeaderStep),
+    /// The next field.
+    Field(HeaderStep),
+    /// The header is complete: the deflate data follows.
+    Body,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,15 +151,15 @@ enum State {
 ///
 /// ```
 /// use bytes::Bytes;
-/// use wirelab::coding::{Decoder, DecoderConfig, Encoder, EncoderConfig, Format};
+/// use wirelab::coding::{Decoder, Encoder, Format};
 ///
-/// let mut enc = Encoder::new(EncoderConfig::new(Format::Gzip));
+/// let mut enc = Encoder::new(Format::Gzip);
 /// let mut gz = Vec::new();
 /// enc.push(b"hello, ", &mut |b| gz.extend_from_slice(&b)).unwrap();
 /// enc.push(b"world", &mut |b| gz.extend_from_slice(&b)).unwrap();
 /// enc.finish(&mut |b| gz.extend_from_slice(&b)).unwrap();
 ///
-/// let mut dec = Decoder::new(DecoderConfig::new(Format::Gzip));
+/// let mut dec = Decoder::new(Format::Gzip);
 /// let mut out = Vec::new();
 /// for piece in gz.chunks(3) {
 ///     dec.push(Bytes::copy_from_slice(piece), &mut |b| out.extend_from_slice(&b)).unwrap();
@@ -139,8 +187,31 @@ pub struct Decoder {
     /// Addresses of output memory that this decoder initialised, in the allocation `out` holds
     /// (see [`Decoder::flush_out`]).
     initialised: std::ops::Range<usize>,
-    /// Bytes gathered one at a time into `fixed` and `small` (see [`Decoder::bytes_copied`]).
+    /// Bytes gathered one at a time into `fixed` and `small` (the lab's `CopyCount`).
     copied: u64,
+}
+
+impl PushDecoder for Decoder {
+    fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
+        Decoder::push(self, piece, emit)
+    }
+
+    fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
+        Decoder::finish(self, emit)
+    }
+}
+
+/// Input pieces are never copied (the inflater borrows them) and output pieces are handed over
+/// without a copy, so this counts only the gzip header's fixed fields and the trailer,
+/// gathered into small arrays: 18 bytes a member, plus 2 with FEXTRA and 2 with FHCRC (FNAME,
+/// FCOMMENT and the extra field are checksummed in place). Copies inside the inflater (its
+/// window) are not counted. The naive twin counts the same way, so the two compare (the
+/// `inflate`, `gzip` and `octet-push` reports show both per MiB decoded).
+#[cfg(feature = "lab")]
+impl super::CopyCount for Decoder {
+    fn bytes_copied(&self) -> u64 {
+        self.copied
+    }
 }
 
 impl std::fmt::Debug for Decoder {
@@ -161,9 +232,43 @@ const FNAME: u8 = 0x08;
 const FCOMMENT: u8 = 0x10;
 
 impl Decoder {
+    /// A decoder for `format` with the defaults of [`DecoderConfig::new`].
+    ///
+    /// ```
+    /// let dec = wirelab::coding::Decoder::new(wirelab::coding::Format::Gzip);
+    /// assert_eq!(dec.total_out(), 0);
+    /// ```
+    pub fn new(format: Format) -> Self {
+        Self::build(DecoderConfig::new(format))
+    }
+
     /// A decoder with `config`.
-    pub fn new(config: DecoderConfig) -> Self {
-        let max_chunk = config.max_chunk.max(1);
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when `max_chunk` is 0 or above [`MAX_CHUNK`].
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use wirelab::coding::{CodingError, Decoder, DecoderConfig, Encoder, Format};
+    ///
+    /// let mut gz = Vec::new();
+    /// let mut enc = Encoder::new(Format::Gzip);
+    /// enc.push(&[0; 1000], &mut |b| gz.extend_from_slice(&b)).unwrap();
+    /// enc.finish(&mut |b| gz.extend_from_slice(&b)).unwrap();
+    ///
+    /// let config = DecoderConfig { max_output: Some(100), ..DecoderConfig::new(Format::Gzip) };
+    /// let mut dec = Decoder::with_config(config).unwrap();
+    /// let err = dec.push(Bytes::from(gz), &mut |_| ()).unwrap_err();
+    /// assert_eq!(err, CodingError::OutputLimit { limit: 100 });
+    /// ```
+    pub fn with_config(config: DecoderConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        Ok(Self::build(config))
+    }
+
+    fn build(config: DecoderConfig) -> Self {
+        let max_chunk = config.max_chunk;
         let state = match config.format {
             Format::Gzip => State::Header(HeaderStep::Fixed { have: 0 }),
             Format::Zlib => State::ZlibHeader,
@@ -174,10 +279,7 @@ impl Decoder {
         out.resize(max_chunk, 0);
         let start = out.as_ptr() as usize;
         Self {
-            config: DecoderConfig {
-                max_chunk,
-                ..config
-            },
+            config,
             state,
             input: Rope::new(),
             inflate: Decompress::new(config.format == Format::Zlib),
@@ -196,23 +298,31 @@ impl Decoder {
     }
 
     /// Total bytes output so far.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use wirelab::coding::{Decoder, Format};
+    ///
+    /// let mut dec = Decoder::new(Format::Raw);
+    /// dec.push(Bytes::from_static(&[0x01, 0x02, 0x00, 0xfd, 0xff, b'h', b'i']), &mut |_| ())?;
+    /// assert_eq!(dec.total_out(), 2); // a stored block of two octets
+    /// # Ok::<(), wirelab::coding::CodingError>(())
+    /// ```
     pub fn total_out(&self) -> u64 {
         self.total_out
     }
 
-    /// Bytes this decoder has copied from one buffer into another so far.
-    ///
-    /// Input pieces are never copied (the inflater borrows them) and output pieces are handed
-    /// over without a copy, so this counts only the gzip header's fixed fields and the
-    /// trailer, gathered into small arrays: 18 bytes a member, plus 2 with FEXTRA and 2 with
-    /// FHCRC (FNAME, FCOMMENT and the extra field are checksummed in place). Copies inside the
-    /// inflater (its window) are not counted. The naive twin counts the same way, so the two
-    /// compare (the `inflate`, `gzip` and `octet-push` reports show both per MiB decoded).
-    pub fn bytes_copied(&self) -> u64 {
-        self.copied
-    }
-
     /// Bytes received but not yet consumed.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use wirelab::coding::{Decoder, Format};
+    ///
+    /// let mut dec = Decoder::new(Format::Gzip);
+    /// dec.push(Bytes::from_static(&[0x1f, 0x8b, 8, 0]), &mut |_| ())?; // part of a header
+    /// assert_eq!(dec.buffered(), 0); // the header parser took it
+    /// # Ok::<(), wirelab::coding::CodingError>(())
+    /// ```
     pub fn buffered(&self) -> usize {
         self.input.len()
     }
@@ -223,6 +333,16 @@ impl Decoder {
     ///
     /// Any [`CodingError`] but [`CodingError::Truncated`]; after an error the decoder accepts
     /// nothing more ([`CodingError::Poisoned`]).
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use wirelab::coding::{CodingError, Decoder, Format};
+    ///
+    /// let mut dec = Decoder::new(Format::Gzip);
+    /// let err = dec.push(Bytes::from_static(b"not gzip"), &mut |_| ()).unwrap_err();
+    /// assert_eq!(err, CodingError::NotGzip);
+    /// assert_eq!(dec.push(Bytes::new(), &mut |_| ()), Err(CodingError::Poisoned));
+    /// ```
     pub fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
         if self.state == State::Failed {
             return Err(CodingError::Poisoned);
@@ -241,6 +361,16 @@ impl Decoder {
     /// # Errors
     ///
     /// [`CodingError::Truncated`], or [`CodingError::Poisoned`] after an earlier error.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use wirelab::coding::{CodingError, Decoder, Format};
+    ///
+    /// let mut dec = Decoder::new(Format::Gzip);
+    /// dec.push(Bytes::from_static(&[0x1f, 0x8b]), &mut |_| ())?;
+    /// assert_eq!(dec.finish(&mut |_| ()), Err(CodingError::Truncated));
+    /// # Ok::<(), CodingError>(())
+    /// ```
     pub fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
         match self.state {
             State::Failed => Err(CodingError::Poisoned),
@@ -306,119 +436,149 @@ impl Decoder {
 
     fn run(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
         loop {
-            match self.state {
-                State::Probe => {
-                    let (Some(a), Some(b)) = (self.input.get(0), self.input.get(1)) else {
-                        return Ok(());
-                    };
-                    if is_zlib_header(a, b) {
-                        self.format = Format::Zlib;
-                        self.state = State::ZlibHeader;
-                    } else {
-                        self.format = Format::Raw;
-                        self.inflate.reset(false);
-                        self.state = State::Body;
-                    }
-                }
-                State::ZlibHeader => {
-                    let (Some(a), Some(b)) = (self.input.get(0), self.input.get(1)) else {
-                        return Ok(());
-                    };
-                    if a & 0x0f != 8 {
-                        return Err(CodingError::UnsupportedMethod(a & 0x0f));
-                    }
-                    if !is_zlib_header(a, b) {
-                        return Err(CodingError::BadZlibHeader);
-                    }
-                    if b & 0x20 != 0 {
-                        return Err(CodingError::ZlibDictionary);
-                    }
-                    // flate2 reads the header itself (and checks the Adler-32 trailer).
-                    self.inflate.reset(true);
-                    self.state = State::Body;
-                }
-                State::Header(step) => {
-                    if !self.header(step)? {
-                        return Ok(());
-                    }
-                }
-                State::Body => {
-                    if !self.body(emit)? {
-                        self.flush_out(emit);
-                        return Ok(());
-                    }
-                }
-                State::Trailer { mut have } => {
-                    while have < 8 {
-                        let Some(b) = self.take_u8() else {
-                            self.state = State::Trailer { have };
-                            self.flush_out(emit);
-                            return Ok(());
-                        };
-                        self.small[have] = b;
-                        have += 1;
-                    }
-                    let expected = u32::from_le_bytes(self.small[..4].try_into().expect("4"));
-                    let size = u32::from_le_bytes(self.small[4..8].try_into().expect("4"));
-                    let actual = std::mem::take(&mut self.crc).finalize();
-                    if expected != actual {
-                        return Err(CodingError::CrcMismatch { expected, actual });
-                    }
-                    if size != self.member_len as u32 {
-                        return Err(CodingError::LengthMismatch {
-                            expected: size,
-                            actual: self.member_len as u32,
-                        });
-                    }
-                    self.state = State::MemberEnd;
-                    // The member is verified: hand its output over now, before whatever
-                    // follows it (another member's header, padding, garbage) is looked at.
-                    self.flush_out(emit);
-                }
-                State::MemberEnd => match self.input.get(0) {
-                    None => {
-                        self.flush_out(emit);
-                        return Ok(());
-                    }
-                    Some(0x1f) => {
-                        self.member_len = 0;
-                        self.inflate.reset(false);
-                        self.state = State::Header(HeaderStep::Fixed { have: 0 });
-                    }
-                    Some(0) => self.state = State::Padding,
-                    Some(_) => self.trailing()?,
+            let step = match self.state {
+                State::Probe => self.probe(),
+                State::ZlibHeader => self.zlib_header()?,
+                State::Header(field) => self.header(field)?,
+                State::Body => match self.body(emit)? {
+                    true => Step::Next,
+                    false => Step::Flush,
                 },
-                State::Padding => {
-                    while !self.input.is_empty() {
-                        let chunk = self.input.chunk();
-                        match chunk.iter().position(|&b| b != 0) {
-                            Some(_) => return self.trailing(),
-                            None => {
-                                let n = chunk.len();
-                                self.input.advance(n);
-                            }
-                        }
-                    }
-                    self.flush_out(emit);
-                    return Ok(());
-                }
-                State::End => {
-                    if self.input.is_empty() {
-                        self.flush_out(emit);
-                        return Ok(());
-                    }
-                    self.trailing()?;
-                }
+                State::Trailer { have } => self.trailer(have, emit)?,
+                State::MemberEnd => self.member_end()?,
+                State::Padding => self.padding()?,
+                State::End => self.end()?,
                 State::Discard => {
                     self.input.clear();
+                    Step::Flush
+                }
+                State::Failed => return Err(CodingError::Poisoned),
+            };
+            match step {
+                Step::Next => {}
+                Step::NeedInput => return Ok(()),
+                Step::Flush => {
                     self.flush_out(emit);
                     return Ok(());
                 }
-                State::Failed => return Err(CodingError::Poisoned),
             }
         }
     }
 
+    /// `Format::Deflate`: zlib or raw, from the first two bytes.
+    fn probe(&mut self) -> Step {
+        let (Some(a), Some(b)) = (self.input.get(0), self.input.get(1)) else {
+            return Step::NeedInput;
+        };
+        if is_zlib_header(a, b) {
+            self.format = Format::Zlib;
+            self.state = State::ZlibHeader;
+        } else {
+            self.format = Format::Raw;
+            self.inflate.reset(false);
+            self.state = State::Body;
+        }
+        Step::Next
+    }
+
+    /// Checks a zlib header; flate2 then reads it itself (and checks the Adler-32 trailer).
+    fn zlib_header(&mut self) -> Result<Step, CodingError> {
+        let (Some(a), Some(b)) = (self.input.get(0), self.input.get(1)) else {
+            return Ok(Step::NeedInput);
+        };
+        if a & 0x0f != 8 {
+            return Err(CodingError::UnsupportedMethod(a & 0x0f));
+        }
+        if !is_zlib_header(a, b) {
+            return Err(CodingError::BadZlibHeader);
+        }
+        if b & 0x20 != 0 {
+            return Err(CodingError::ZlibDictionary);
+        }
+        self.inflate.reset(true);
+        self.state = State::Body;
+        Ok(Step::Next)
+    }
+
+    /// Takes bytes into `self.small[*have..n]`; `false` when the input runs out first.
+    fn gather_small(&mut self, have: &mut usize, n: usize) -> bool {
+        while *have < n {
+            let Some(b) = self.take_u8() else {
+                return false;
+            };
+            self.small[*have] = b;
+            *have += 1;
+        }
+        true
+    }
+
+    /// Reads and checks a gzip trailer. A verified member's output is handed over at once,
+    /// before whatever follows it (another member, padding, garbage) is looked at.
+    fn trailer(
+        &mut self,
+        mut have: usize,
+        emit: &mut dyn FnMut(Bytes),
+    ) -> Result<Step, CodingError> {
+        if !self.gather_small(&mut have, 8) {
+            self.state = State::Trailer { have };
+            return Ok(Step::Flush);
+        }
+        let expected = u32::from_le_bytes(self.small[..4].try_into().expect("4"));
+        let size = u32::from_le_bytes(self.small[4..8].try_into().expect("4"));
+        let actual = std::mem::take(&mut self.crc).finalize();
+        if expected != actual {
+            return Err(CodingError::CrcMismatch { expected, actual });
+        }
+        if size != self.member_len as u32 {
+            return Err(CodingError::LengthMismatch {
+                expected: size,
+                actual: self.member_len as u32,
+            });
+        }
+        self.state = State::MemberEnd;
+        self.flush_out(emit);
+        Ok(Step::Next)
+    }
+
+    /// After a gzip member: another member, zero padding, or the end.
+    fn member_end(&mut self) -> Result<Step, CodingError> {
+        match self.input.get(0) {
+            None => return Ok(Step::Flush),
+            Some(0x1f) => {
+                self.member_len = 0;
+                self.inflate.reset(false);
+                self.state = State::Header(HeaderStep::Fixed { have: 0 });
+            }
+            Some(0) => self.state = State::Padding,
+            Some(_) => self.trailing()?,
+        }
+        Ok(Step::Next)
+    }
+
+    /// Zero padding after the last member: only zeros may follow.
+    fn padding(&mut self) -> Result<Step, CodingError> {
+        while !self.input.is_empty() {
+            let chunk = self.input.chunk();
+            if chunk.iter().any(|&b| b != 0) {
+                self.trailing()?;
+                return Ok(Step::Next);
+            }
+            let n = chunk.len();
+            self.input.advance(n);
+        }
+        Ok(Step::Flush)
+    }
+
+    /// After the end of a zlib or raw stream.
+    fn end(&mut self) -> Result<Step, CodingError> {
+        if self.input.is_empty() {
+            return Ok(Step::Flush);
+        }
+        self.trailing()?;
+        Ok(Step::Next)
+    }
+
+    /// Bytes after the data: an error, or from now on discarded ([`Trailing::Ignore`]).
     fn trailing(&mut self) -> Result<(), CodingError> {
         match self.config.trailing {
             Trailing::Reject => Err(CodingError::TrailingGarbage),
@@ -430,106 +590,112 @@ impl Decoder {
         }
     }
 
-    /// Advances the gzip header parser; `Ok(false)` when it needs more input.
-    fn header(&mut self, step: HeaderStep) -> Result<bool, CodingError> {
-        let next = match step {
-            HeaderStep::Fixed { mut have } => {
-                while have < 10 {
-                    let Some(b) = self.take_u8() else {
-                        self.state = State::Header(HeaderStep::Fixed { have });
-                        return Ok(false);
-                    };
-                    match (have, b) {
-                        (0, 0x1f) | (1, 0x8b) => {}
-                        (0 | 1, _) => return Err(CodingError::NotGzip),
-                        (2, m) if m != 8 => return Err(CodingError::UnsupportedMethod(m)),
-                        (3, f) if f & FTEXT_RESERVED != 0 => {
-                            return Err(CodingError::ReservedFlags(f));
-                        }
-                        _ => {}
-                    }
-                    self.fixed[have] = b;
-                    have += 1;
-                }
-                self.header_crc = crc32fast::Hasher::new();
-                self.header_crc.update(&self.fixed);
-                self.after(HeaderStep::Fixed { have: 10 })
-            }
-            HeaderStep::ExtraLen { mut have } => {
-                while have < 2 {
-                    let Some(b) = self.take_u8() else {
-                        self.state = State::Header(HeaderStep::ExtraLen { have });
-                        return Ok(false);
-                    };
-                    self.small[have] = b;
-                    have += 1;
-                }
-                self.header_crc.update(&self.small[..2]);
-                let len = u16::from_le_bytes([self.small[0], self.small[1]]) as usize;
-                Some(HeaderStep::Extra { left: len })
-            }
-            HeaderStep::Extra { mut left } => {
-                while left > 0 {
-                    if self.input.is_empty() {
-                        self.state = State::Header(HeaderStep::Extra { left });
-                        return Ok(false);
-                    }
-                    let chunk = self.input.chunk();
-                    let n = chunk.len().min(left);
-                    self.header_crc.update(&chunk[..n]);
-                    self.input.advance(n);
-                    left -= n;
-                }
-                self.after(HeaderStep::Extra { left: 0 })
-            }
-            HeaderStep::Name | HeaderStep::Comment => loop {
-                if self.input.is_empty() {
-                    self.state = State::Header(step);
-                    return Ok(false);
-                }
-                let chunk = self.input.chunk();
-                match chunk.iter().position(|&b| b == 0) {
-                    Some(i) => {
-                        self.header_crc.update(&chunk[..=i]);
-                        self.input.advance(i + 1);
-                        break self.after(step);
-                    }
-                    None => {
-                        let n = chunk.len();
-                        self.header_crc.update(chunk);
-                        self.input.advance(n);
-                    }
-                }
-            },
-            HeaderStep::HeaderCrc { mut have } => {
-                while have < 2 {
-                    let Some(b) = self.take_u8() else {
-                        self.state = State::Header(HeaderStep::HeaderCrc { have });
-                        return Ok(false);
-                    };
-                    self.small[have] = b;
-                    have += 1;
-                }
-                let expected = u16::from_le_bytes([self.small[0], self.small[1]]);
-                let actual = (self.header_crc.clone().finalize() & 0xffff) as u16;
-                if expected != actual {
-                    return Err(CodingError::HeaderCrcMismatch { expected, actual });
-                }
-                None
-            }
+    /// Advances the gzip header parser by one field.
+    fn header(&mut self, field: HeaderStep) -> Result<Step, CodingError> {
+        let after = match field {
+            HeaderStep::Fixed { have } => self.fixed_fields(have)?,
+            HeaderStep::ExtraLen { have } => self.extra_len(have),
+            HeaderStep::Extra { left } => self.extra(left),
+            HeaderStep::Name | HeaderStep::Comment => self.zero_terminated(field),
+            HeaderStep::HeaderCrc { have } => self.header_crc(have)?,
         };
-        self.state = match next {
-            Some(step) => State::Header(step),
-            None => {
+        match after {
+            After::Wait(field) => {
+                self.state = State::Header(field);
+                return Ok(Step::NeedInput);
+            }
+            After::Field(next) => self.state = State::Header(next),
+            After::Body => {
                 self.crc = crc32fast::Hasher::new();
-                State::Body
+                self.state = State::Body;
             }
-        };
-        Ok(true)
+        }
+        Ok(Step::Next)
     }
 
-    /// The header step after `done`, following the flags; `None` when the header is complete.
-    fn after(&self, done: HeaderStep) -> Option<HeaderStep> {
+    /// The fixed 10 bytes: magic, method, flags (checked as they arrive), MTIME, XFL, OS.
+    fn fixed_fields(&mut self, mut have: usize) -> Result<After, CodingError> {
+        while have < 10 {
+            let Some(b) = self.take_u8() else {
+                return Ok(After::Wait(HeaderStep::Fixed { have }));
+            };
+            match (have, b) {
+                (0, 0x1f) | (1, 0x8b) => {}
+                (0 | 1, _) => return Err(CodingError::NotGzip),
+                (2, m) if m != 8 => return Err(CodingError::UnsupportedMethod(m)),
+                (3, f) if f & FTEXT_RESERVED != 0 => return Err(CodingError::ReservedFlags(f)),
+                _ => {}
+            }
+            self.fixed[have] = b;
+            have += 1;
+        }
+        self.header_crc = crc32fast::Hasher::new();
+        self.header_crc.update(&self.fixed);
+        Ok(self.after(HeaderStep::Fixed { have: 10 }))
+    }
+
+    /// FEXTRA's two length bytes.
+    fn extra_len(&mut self, mut have: usize) -> After {
+        if !self.gather_small(&mut have, 2) {
+            return After::Wait(HeaderStep::ExtraLen { have });
+        }
+        self.header_crc.update(&self.small[..2]);
+        let len = u16::from_le_bytes([self.small[0], self.small[1]]) as usize;
+        After::Field(HeaderStep::Extra { left: len })
+    }
+
+    /// FEXTRA's data, checksummed in place.
+    fn extra(&mut self, mut left: usize) -> After {
+        while left > 0 {
+            if self.input.is_empty() {
+                return After::Wait(HeaderStep::Extra { left });
+            }
+            let chunk = self.input.chunk();
+            let n = chunk.len().min(left);
+            self.header_crc.update(&chunk[..n]);
+            self.input.advance(n);
+            left -= n;
+        }
+        self.after(HeaderStep::Extra { left: 0 })
+    }
+
+    /// FNAME or FCOMMENT, up to and including its zero byte, checksummed in place.
+    fn zero_terminated(&mut self, field: HeaderStep) -> After {
+        loop {
+            if self.input.is_empty() {
+                return After::Wait(field);
+            }
+            let chunk = self.input.chunk();
+            match chunk.iter().position(|&b| b == 0) {
+                Some(i) => {
+                    self.header_crc.update(&chunk[..=i]);
+                    self.input.advance(i + 1);
+                    return self.after(field);
+                }
+                None => {
+                    let n = chunk.len();
+                    self.header_crc.update(chunk);
+                    self.input.advance(n);
+                }
+            }
+        }
+    }
+
+    /// FHCRC: the low 16 bits of the header's CRC-32.
+    fn header_crc(&mut self, mut have: usize) -> Result<After, CodingError> {
+        if !self.gather_small(&mut have, 2) {
+            return Ok(After::Wait(HeaderStep::HeaderCrc { have }));
+        }
+        let expected = u16::from_le_bytes([self.small[0], self.small[1]]);
+        let actual = (self.header_crc.clone().finalize() & 0xffff) as u16;
+        if expected != actual {
+            return Err(CodingError::HeaderCrcMismatch { expected, actual });
+        }
+        Ok(After::Body)
+    }
+
+    /// The header field after `done`, following the flags.
+    fn after(&self, done: HeaderStep) -> After {
         let flags = self.fixed[3];
         let order = [
             (FEXTRA, HeaderStep::ExtraLen { have: 0 }),
@@ -547,7 +713,7 @@ impl Decoder {
         order[start..]
             .iter()
             .find(|(flag, _)| flags & flag != 0)
-            .map(|(_, step)| *step)
+            .map_or(After::Body, |(_, step)| After::Field(*step))
     }
 
     /// Inflates what the input allows. `Ok(true)` when the body ended (state moved on),
@@ -603,6 +769,13 @@ impl Decoder {
 
 /// Whether two bytes form a valid zlib header for deflate (CM 8, window at most 32 KiB, check
 /// bits right).
+///
+/// ```
+/// use wirelab::coding::is_zlib_header;
+///
+/// assert!(is_zlib_header(0x78, 0x9c)); // zlib's default header
+/// assert!(!is_zlib_header(0x1f, 0x8b)); // gzip's magic
+/// ```
 pub fn is_zlib_header(cmf: u8, flg: u8) -> bool {
     cmf & 0x0f == 8 && cmf >> 4 <= 7 && (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0
 }

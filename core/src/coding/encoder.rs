@@ -1,6 +1,7 @@
 //! The streaming encoder: gzip, zlib, raw deflate.
 
-use super::{CodingError, Format, crc::Adaptive};
+use super::{EncodeError, Format, MAX_CHUNK, crc::Adaptive};
+use crate::ConfigError;
 use bytes::{Bytes, BytesMut};
 use flate2::{Compress, Compression, FlushCompress, Status};
 
@@ -9,17 +10,27 @@ use flate2::{Compress, Compression, FlushCompress, Status};
 pub struct EncoderConfig {
     /// Gzip, zlib or raw ([`Format::Deflate`] means zlib here).
     pub format: Format,
-    /// Compression level, 0-9.
+    /// Compression level, 0-9 (default 6).
     pub level: u32,
     /// Flush after every push (a sync flush), so that each push's output can be decoded on
     /// its own, like an auto-flushing stream stage.
     pub flush_per_push: bool,
-    /// Largest output piece (values below 64 are raised to 64).
+    /// Largest output piece, 64 octets to [`MAX_CHUNK`] (default
+    /// [`DEFAULT_MAX_CHUNK`](super::DEFAULT_MAX_CHUNK)).
     pub max_chunk: usize,
 }
 
+/// The smallest output piece an [`Encoder`] accepts as its `max_chunk`.
+pub const MIN_ENCODER_CHUNK: usize = 64;
+
 impl EncoderConfig {
     /// Level 6, no flush per push, 64 KiB pieces.
+    ///
+    /// ```
+    /// use wirelab::coding::{EncoderConfig, Format};
+    ///
+    /// assert_eq!(EncoderConfig::new(Format::Gzip).level, 6);
+    /// ```
     pub fn new(format: Format) -> Self {
         Self {
             format,
@@ -27,6 +38,25 @@ impl EncoderConfig {
             flush_per_push: false,
             max_chunk: super::DEFAULT_MAX_CHUNK,
         }
+    }
+
+    /// Checks every setting (what [`Encoder::with_config`] and the naive twin's run).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when `level` is above 9 or `max_chunk` is outside
+    /// [`MIN_ENCODER_CHUNK`]`..=`[`MAX_CHUNK`].
+    ///
+    /// ```
+    /// use wirelab::coding::{EncoderConfig, Format};
+    ///
+    /// let config = EncoderConfig { max_chunk: 16, ..EncoderConfig::new(Format::Gzip) };
+    /// assert_eq!(config.validate().unwrap_err().setting, "max_chunk");
+    /// ```
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        ConfigError::check("level", self.level.into(), 0, 9)?;
+        let (min, max) = (MIN_ENCODER_CHUNK as u64, MAX_CHUNK as u64);
+        ConfigError::check("max_chunk", self.max_chunk as u64, min, max)
     }
 }
 
@@ -62,18 +92,50 @@ impl std::fmt::Debug for Encoder {
 const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
 
 impl Encoder {
+    /// An encoder for `format` with the defaults of [`EncoderConfig::new`].
+    ///
+    /// ```
+    /// use wirelab::coding::{Encoder, Format};
+    ///
+    /// let mut enc = Encoder::new(Format::Zlib);
+    /// let mut out = Vec::new();
+    /// enc.finish(&mut |b| out.extend_from_slice(&b))?;
+    /// assert_eq!(out[0], 0x78); // a zlib header
+    /// # Ok::<(), wirelab::coding::EncodeError>(())
+    /// ```
+    pub fn new(format: Format) -> Self {
+        Self::build(EncoderConfig::new(format))
+    }
+
     /// An encoder with `config`.
-    pub fn new(config: EncoderConfig) -> Self {
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when `level` is above 9 or `max_chunk` is outside
+    /// [`MIN_ENCODER_CHUNK`]`..=`[`MAX_CHUNK`].
+    ///
+    /// ```
+    /// use wirelab::coding::{Encoder, EncoderConfig, Format};
+    ///
+    /// let config = EncoderConfig { level: 9, flush_per_push: true, ..EncoderConfig::new(Format::Gzip) };
+    /// let mut enc = Encoder::with_config(config)?;
+    /// let mut pieces = 0;
+    /// enc.push(b"hello", &mut |_| pieces += 1).unwrap();
+    /// assert!(pieces > 0); // flushed at once
+    /// # Ok::<(), wirelab::ConfigError>(())
+    /// ```
+    pub fn with_config(config: EncoderConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        Ok(Self::build(config))
+    }
+
+    fn build(config: EncoderConfig) -> Self {
         let zlib = matches!(config.format, Format::Zlib | Format::Deflate);
-        let max_chunk = config.max_chunk.max(64);
-        let mut out = BytesMut::with_capacity(max_chunk);
-        out.resize(max_chunk, 0);
+        let mut out = BytesMut::with_capacity(config.max_chunk);
+        out.resize(config.max_chunk, 0);
         Self {
-            config: EncoderConfig {
-                max_chunk,
-                ..config
-            },
-            deflate: Compress::new(Compression::new(config.level.min(9)), zlib),
+            config,
+            deflate: Compress::new(Compression::new(config.level), zlib),
             crc: Adaptive::new(),
             len: 0,
             header_done: false,
@@ -87,10 +149,21 @@ impl Encoder {
     ///
     /// # Errors
     ///
-    /// [`CodingError::Poisoned`] after [`finish`](Encoder::finish).
-    pub fn push(&mut self, piece: &[u8], emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
+    /// [`EncodeError::Finished`] after [`finish`](Encoder::finish).
+    ///
+    /// ```
+    /// use wirelab::coding::{Encoder, Format};
+    ///
+    /// let mut enc = Encoder::new(Format::Raw);
+    /// let mut out = Vec::new();
+    /// enc.push(b"abcabcabc", &mut |b| out.extend_from_slice(&b))?;
+    /// enc.finish(&mut |b| out.extend_from_slice(&b))?;
+    /// assert!(!out.is_empty());
+    /// # Ok::<(), wirelab::coding::EncodeError>(())
+    /// ```
+    pub fn push(&mut self, piece: &[u8], emit: &mut dyn FnMut(Bytes)) -> Result<(), EncodeError> {
         if self.finished {
-            return Err(CodingError::Poisoned);
+            return Err(EncodeError::Finished);
         }
         self.header(emit);
         if self.config.format == Format::Gzip {
@@ -109,10 +182,21 @@ impl Encoder {
     ///
     /// # Errors
     ///
-    /// [`CodingError::Poisoned`] when called twice.
-    pub fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
+    /// [`EncodeError::Finished`] when called twice.
+    ///
+    /// ```
+    /// use wirelab::coding::{EncodeError, Encoder, Format};
+    ///
+    /// let mut enc = Encoder::new(Format::Gzip);
+    /// let mut out = Vec::new();
+    /// enc.finish(&mut |b| out.extend_from_slice(&b))?;
+    /// assert_eq!(out.len(), 20); // header, an empty final block, trailer
+    /// assert_eq!(enc.finish(&mut |_| ()), Err(EncodeError::Finished));
+    /// # Ok::<(), EncodeError>(())
+    /// ```
+    pub fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), EncodeError> {
         if self.finished {
-            return Err(CodingError::Poisoned);
+            return Err(EncodeError::Finished);
         }
         self.header(emit);
         self.run(&[], FlushCompress::Finish, emit)?;
@@ -164,7 +248,7 @@ impl Encoder {
         mut input: &[u8],
         flush: FlushCompress,
         emit: &mut dyn FnMut(Bytes),
-    ) -> Result<(), CodingError> {
+    ) -> Result<(), EncodeError> {
         loop {
             if self.filled == self.out.len() {
                 self.flush_out(emit);
@@ -173,7 +257,7 @@ impl Encoder {
             let status = self
                 .deflate
                 .compress(input, &mut self.out[self.filled..], flush)
-                .map_err(|e| CodingError::Corrupt(e.to_string()))?;
+                .map_err(|e| EncodeError::Deflate(e.to_string()))?;
             let consumed = (self.deflate.total_in() - in0) as usize;
             let produced = (self.deflate.total_out() - out0) as usize;
             input = &input[consumed..];

@@ -34,6 +34,7 @@
 //!               +---+---+=====================+---+---+---+---+
 //! ```
 
+use bytes::Bytes;
 use std::fmt;
 
 pub mod crc;
@@ -42,10 +43,78 @@ mod encoder;
 mod rope;
 
 pub use decoder::{
-    DEFAULT_MAX_CHUNK, DEFAULT_MAX_OUTPUT, Decoder, DecoderConfig, Trailing, is_zlib_header,
+    DEFAULT_MAX_CHUNK, DEFAULT_MAX_OUTPUT, Decoder, DecoderConfig, MAX_CHUNK, Trailing,
+    is_zlib_header,
 };
-pub use encoder::{Encoder, EncoderConfig};
+pub use encoder::{Encoder, EncoderConfig, MIN_ENCODER_CHUNK};
 pub use rope::Rope;
+
+/// The push API of a streaming decoder: [`Decoder`] implements it, and so does its naive twin
+/// (`wirelab_baselines::coding::NaiveDecoder`), so that code (tests, benchmarks, a server's
+/// body stage) can drive either.
+///
+/// ```
+/// use bytes::Bytes;
+/// use wirelab::coding::{CodingError, Decoder, Encoder, Format, PushDecoder};
+///
+/// fn decode_all(mut dec: impl PushDecoder, input: &[u8]) -> Result<Vec<u8>, CodingError> {
+///     let mut out = Vec::new();
+///     dec.push(Bytes::copy_from_slice(input), &mut |b| out.extend_from_slice(&b))?;
+///     dec.finish(&mut |b| out.extend_from_slice(&b))?;
+///     Ok(out)
+/// }
+///
+/// let mut zlib = Vec::new();
+/// let mut enc = Encoder::new(Format::Zlib);
+/// enc.push(b"text", &mut |b| zlib.extend_from_slice(&b)).unwrap();
+/// enc.finish(&mut |b| zlib.extend_from_slice(&b)).unwrap();
+/// assert_eq!(decode_all(Decoder::new(Format::Zlib), &zlib)?, b"text");
+/// # Ok::<(), CodingError>(())
+/// ```
+pub trait PushDecoder {
+    /// Feeds one piece; calls `emit` with each output piece.
+    ///
+    /// # Errors
+    ///
+    /// Any [`CodingError`] but [`CodingError::Truncated`]; after an error the decoder accepts
+    /// nothing more ([`CodingError::Poisoned`]).
+    fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError>;
+
+    /// Ends the input; fails with [`CodingError::Truncated`] unless the data was complete.
+    ///
+    /// # Errors
+    ///
+    /// [`CodingError::Truncated`], or [`CodingError::Poisoned`] after an earlier error.
+    fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError>;
+}
+
+/// The lab's copy counter (only with the `lab` feature): bytes a decoder copied from one
+/// buffer into another so far. See [`Decoder`]'s implementation for what is counted.
+#[cfg(feature = "lab")]
+pub trait CopyCount {
+    /// Bytes copied between buffers so far.
+    fn bytes_copied(&self) -> u64;
+}
+
+/// Why an [`Encoder`] could not go on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EncodeError {
+    /// The stream was finished; the encoder accepts nothing more.
+    Finished,
+    /// The deflater failed (its message); not expected with a valid configuration.
+    Deflate(String),
+}
+
+impl fmt::Display for EncodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EncodeError::Finished => f.write_str("the stream was already finished"),
+            EncodeError::Deflate(e) => write!(f, "deflate failed: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for EncodeError {}
 
 /// The stream format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,7 +175,7 @@ pub enum CodingError {
         /// The limit.
         limit: u64,
     },
-    /// The decoder failed earlier (or the encoder finished) and accepts nothing more.
+    /// The decoder failed earlier and accepts nothing more.
     Poisoned,
 }
 
@@ -139,7 +208,7 @@ impl fmt::Display for CodingError {
             CodingError::OutputLimit { limit } => {
                 write!(f, "output exceeds the limit of {limit} bytes")
             }
-            CodingError::Poisoned => f.write_str("the coder failed or finished earlier"),
+            CodingError::Poisoned => f.write_str("the decoder failed earlier"),
         }
     }
 }

@@ -16,11 +16,24 @@ pub struct Rope {
 
 impl Rope {
     /// An empty rope.
+    ///
+    /// ```
+    /// assert!(wirelab::coding::Rope::new().is_empty());
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Appends a piece (empty pieces are dropped).
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    ///
+    /// let mut rope = wirelab::coding::Rope::new();
+    /// rope.push(Bytes::from_static(b"ab"));
+    /// rope.push(Bytes::new());
+    /// assert_eq!(rope.piece_count(), 1);
+    /// ```
     pub fn push(&mut self, piece: Bytes) {
         if !piece.is_empty() {
             self.len += piece.len();
@@ -29,26 +42,58 @@ impl Rope {
     }
 
     /// Total bytes.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    ///
+    /// let rope = wirelab::coding::Rope::from(vec![Bytes::from_static(b"ab"), Bytes::from_static(b"c")]);
+    /// assert_eq!(rope.len(), 3);
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether there are no bytes.
+    ///
+    /// ```
+    /// assert!(wirelab::coding::Rope::default().is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Number of pieces.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    ///
+    /// let rope = wirelab::coding::Rope::from(vec![Bytes::from_static(b"ab"), Bytes::from_static(b"c")]);
+    /// assert_eq!(rope.piece_count(), 2);
+    /// ```
     pub fn piece_count(&self) -> usize {
         self.pieces.len()
     }
 
     /// The pieces, front to back.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    ///
+    /// let rope = wirelab::coding::Rope::from(vec![Bytes::from_static(b"ab"), Bytes::from_static(b"c")]);
+    /// assert_eq!(rope.pieces().map(|p| p.len()).sum::<usize>(), 3);
+    /// ```
     pub fn pieces(&self) -> impl Iterator<Item = &Bytes> {
         self.pieces.iter()
     }
 
     /// The byte at `i`, if there is one.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    ///
+    /// let rope = wirelab::coding::Rope::from(vec![Bytes::from_static(b"ab"), Bytes::from_static(b"c")]);
+    /// assert_eq!((rope.get(2), rope.get(3)), (Some(b'c'), None));
+    /// ```
     pub fn get(&self, mut i: usize) -> Option<u8> {
         for p in &self.pieces {
             if i < p.len() {
@@ -60,6 +105,14 @@ impl Rope {
     }
 
     /// Drops everything.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    ///
+    /// let mut rope = wirelab::coding::Rope::from(vec![Bytes::from_static(b"ab")]);
+    /// rope.clear();
+    /// assert!(rope.is_empty());
+    /// ```
     pub fn clear(&mut self) {
         self.pieces.clear();
         self.len = 0;

@@ -2,6 +2,7 @@
 
 use super::table::{DEFAULT_TABLE_SIZE, DynamicTable, ENTRY_OVERHEAD, STATIC};
 use super::{DecodeError, huffman, integer};
+use crate::ConfigError;
 
 /// The default maximum header list size (SETTINGS_MAX_HEADER_LIST_SIZE semantics: the sum of
 /// name length + value length + 32 over all fields of a block).
@@ -9,6 +10,46 @@ pub const DEFAULT_MAX_HEADER_LIST_SIZE: usize = 64 * 1024;
 
 /// A decoded header list: `(name, value)` pairs in block order.
 pub type HeaderList = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// Settings of a [`Decoder`] (see the crate docs, "Settings").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecoderConfig {
+    /// The largest table size a Dynamic Table Size Update may ask for: the
+    /// SETTINGS_HEADER_TABLE_SIZE we advertise (default [`DEFAULT_TABLE_SIZE`], up to
+    /// [`integer::MAX_INT`]).
+    pub max_table_size: usize,
+    /// The largest decoded header list (name + value + 32 octets per field; default
+    /// [`DEFAULT_MAX_HEADER_LIST_SIZE`]).
+    pub max_header_list_size: usize,
+}
+
+impl DecoderConfig {
+    /// Checks every setting (what [`Decoder::with_config`] and the naive twin's run).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when `max_table_size` exceeds [`integer::MAX_INT`].
+    ///
+    /// ```
+    /// use wirelab::hpack::DecoderConfig;
+    ///
+    /// let config = DecoderConfig { max_table_size: usize::MAX, ..DecoderConfig::default() };
+    /// assert_eq!(config.validate().unwrap_err().setting, "max_table_size");
+    /// ```
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let size = self.max_table_size as u64;
+        ConfigError::check("max_table_size", size, 0, integer::MAX_INT)
+    }
+}
+
+impl Default for DecoderConfig {
+    fn default() -> Self {
+        Self {
+            max_table_size: DEFAULT_TABLE_SIZE,
+            max_header_list_size: DEFAULT_MAX_HEADER_LIST_SIZE,
+        }
+    }
+}
 
 /// HPACK decoder: one per connection direction.
 ///
@@ -36,7 +77,13 @@ impl Default for Decoder {
 }
 
 impl Decoder {
-    /// A decoder with a 4096-octet table and the default header list limit.
+    /// A decoder with the default [`DecoderConfig`]: a 4096-octet table and a 64 KiB header
+    /// list limit.
+    ///
+    /// ```
+    /// let dec = wirelab::hpack::Decoder::new();
+    /// assert_eq!(dec.table().max_size(), 4096);
+    /// ```
     pub fn new() -> Self {
         Self {
             table: DynamicTable::new(DEFAULT_TABLE_SIZE),
@@ -47,9 +94,41 @@ impl Decoder {
         }
     }
 
+    /// A decoder with `config`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when `max_table_size` exceeds [`integer::MAX_INT`].
+    ///
+    /// ```
+    /// use wirelab::hpack::{DecodeError, Decoder, DecoderConfig};
+    ///
+    /// let config = DecoderConfig { max_header_list_size: 40, ..DecoderConfig::default() };
+    /// let mut dec = Decoder::with_config(config)?;
+    /// let err = dec.decode_to_vec(&[0x82, 0x84]).unwrap_err(); // :method GET, :path /
+    /// assert_eq!(err, DecodeError::HeaderListTooLarge { limit: 40 });
+    /// # Ok::<(), wirelab::ConfigError>(())
+    /// ```
+    pub fn with_config(config: DecoderConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let mut dec = Self::new();
+        dec.set_max_table_size(config.max_table_size);
+        dec.set_max_header_list_size(config.max_header_list_size);
+        Ok(dec)
+    }
+
     /// Sets the largest table size a Dynamic Table Size Update may ask for (the
     /// SETTINGS_HEADER_TABLE_SIZE we advertised). A smaller bound than the current table size
     /// shrinks the table at once.
+    ///
+    /// ```
+    /// use wirelab::hpack::{DecodeError, Decoder};
+    ///
+    /// let mut dec = Decoder::new();
+    /// dec.set_max_table_size(100);
+    /// let err = dec.decode_to_vec(&[0x3f, 0xe1, 0x1f]).unwrap_err(); // size update to 4096
+    /// assert_eq!(err, DecodeError::SizeUpdateTooLarge { requested: 4096, max: 100 });
+    /// ```
     pub fn set_max_table_size(&mut self, size: usize) {
         self.max_table_size = size;
         if self.table.max_size() > size {
@@ -58,11 +137,23 @@ impl Decoder {
     }
 
     /// Sets the maximum header list size.
+    ///
+    /// ```
+    /// let mut dec = wirelab::hpack::Decoder::new();
+    /// dec.set_max_header_list_size(1 << 20);
+    /// assert!(dec.decode_to_vec(&[0x82]).is_ok());
+    /// ```
     pub fn set_max_header_list_size(&mut self, size: usize) {
         self.max_header_list_size = size;
     }
 
     /// The dynamic table.
+    ///
+    /// ```
+    /// let mut dec = wirelab::hpack::Decoder::new();
+    /// dec.decode_to_vec(b"\x40\x04x-id\x0242").unwrap(); // literal with indexing
+    /// assert_eq!(dec.table().len(), 1);
+    /// ```
     pub fn table(&self) -> &DynamicTable {
         &self.table
     }
@@ -74,6 +165,16 @@ impl Decoder {
     /// See [`DecodeError`]. On [`DecodeError::HeaderListTooLarge`] `f` has seen the fields
     /// up to the limit, the rest of the block was processed for the dynamic table only, and
     /// the decoder stays usable. On any other error the decoder refuses further blocks.
+    ///
+    /// ```
+    /// let mut dec = wirelab::hpack::Decoder::new();
+    /// let mut fields = Vec::new();
+    /// dec.decode(&[0x82, 0x84], |name, value| fields.push(format!(
+    ///     "{}: {}", String::from_utf8_lossy(name), String::from_utf8_lossy(value),
+    /// )))?;
+    /// assert_eq!(fields, [":method: GET", ":path: /"]);
+    /// # Ok::<(), wirelab::hpack::DecodeError>(())
+    /// ```
     pub fn decode<F>(&mut self, block: &[u8], mut f: F) -> Result<(), DecodeError>
     where
         F: FnMut(&[u8], &[u8]),
@@ -95,6 +196,13 @@ impl Decoder {
     /// # Errors
     ///
     /// As [`Decoder::decode`].
+    ///
+    /// ```
+    /// let mut dec = wirelab::hpack::Decoder::new();
+    /// let fields = dec.decode_to_vec(&[0x82])?;
+    /// assert_eq!(fields, [(b":method".to_vec(), b"GET".to_vec())]);
+    /// # Ok::<(), wirelab::hpack::DecodeError>(())
+    /// ```
     pub fn decode_to_vec(&mut self, block: &[u8]) -> Result<HeaderList, DecodeError> {
         let mut out = Vec::new();
         self.decode(block, |n, v| out.push((n.to_vec(), v.to_vec())))?;

@@ -1,7 +1,8 @@
 //! The HPACK encoder.
 
-use super::table::{DEFAULT_TABLE_SIZE, DynamicTable, STATIC, find_static};
+use super::table::{DEFAULT_TABLE_SIZE, DynamicTable, find_static};
 use super::{HuffmanMode, Indexing, huffman, integer};
+use crate::ConfigError;
 use crate::block::BlockWriter;
 use bytes::Bytes;
 
@@ -19,6 +20,11 @@ pub struct Header<'a> {
 
 impl<'a> Header<'a> {
     /// A regular field.
+    ///
+    /// ```
+    /// let h = wirelab::hpack::Header::new(b"accept", b"*/*");
+    /// assert!(!h.sensitive);
+    /// ```
     pub fn new(name: &'a [u8], value: &'a [u8]) -> Self {
         Self {
             name,
@@ -28,11 +34,55 @@ impl<'a> Header<'a> {
     }
 
     /// A sensitive field (for example `authorization`, or a short `cookie`).
+    ///
+    /// ```
+    /// let h = wirelab::hpack::Header::sensitive(b"authorization", b"secret");
+    /// assert!(h.sensitive);
+    /// ```
     pub fn sensitive(name: &'a [u8], value: &'a [u8]) -> Self {
         Self {
             name,
             value,
             sensitive: true,
+        }
+    }
+}
+
+/// Settings of an [`Encoder`] (see the crate docs, "Settings").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EncoderConfig {
+    /// When strings are Huffman-coded (default [`HuffmanMode::Auto`]).
+    pub huffman: HuffmanMode,
+    /// Whether literals enter the dynamic table (default [`Indexing::Incremental`]).
+    pub indexing: Indexing,
+    /// The dynamic table's maximum size, at most the peer's SETTINGS_HEADER_TABLE_SIZE
+    /// (default [`DEFAULT_TABLE_SIZE`], up to [`integer::MAX_INT`]). Another value than the
+    /// default is announced at the start of the first block.
+    pub max_table_size: usize,
+}
+
+impl EncoderConfig {
+    /// Checks every setting (what [`Encoder::with_config`] and the naive twin's run).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when `max_table_size` exceeds [`integer::MAX_INT`].
+    ///
+    /// ```
+    /// assert!(wirelab::hpack::EncoderConfig::default().validate().is_ok());
+    /// ```
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let size = self.max_table_size as u64;
+        ConfigError::check("max_table_size", size, 0, integer::MAX_INT)
+    }
+}
+
+impl Default for EncoderConfig {
+    fn default() -> Self {
+        Self {
+            huffman: HuffmanMode::Auto,
+            indexing: Indexing::Incremental,
+            max_table_size: DEFAULT_TABLE_SIZE,
         }
     }
 }
@@ -73,7 +123,13 @@ impl Default for Encoder {
 }
 
 impl Encoder {
-    /// Huffman [`HuffmanMode::Auto`], [`Indexing::Incremental`], a 4096-octet table.
+    /// An encoder with the default [`EncoderConfig`]: Huffman [`HuffmanMode::Auto`],
+    /// [`Indexing::Incremental`], a 4096-octet table.
+    ///
+    /// ```
+    /// let enc = wirelab::hpack::Encoder::new();
+    /// assert_eq!(enc.table().max_size(), 4096);
+    /// ```
     pub fn new() -> Self {
         Self {
             huffman: HuffmanMode::Auto,
@@ -86,25 +142,59 @@ impl Encoder {
         }
     }
 
-    /// Sets the Huffman mode.
-    pub fn with_huffman(mut self, mode: HuffmanMode) -> Self {
-        self.huffman = mode;
-        self
-    }
-
-    /// Sets the indexing policy.
-    pub fn with_indexing(mut self, indexing: Indexing) -> Self {
-        self.indexing = indexing;
-        self
+    /// An encoder with `config`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when `max_table_size` exceeds [`integer::MAX_INT`].
+    ///
+    /// ```
+    /// use wirelab::hpack::{Encoder, EncoderConfig, Header, HuffmanMode, Indexing};
+    ///
+    /// let config = EncoderConfig {
+    ///     huffman: HuffmanMode::Never,
+    ///     indexing: Indexing::None,
+    ///     ..EncoderConfig::default()
+    /// };
+    /// let mut enc = Encoder::with_config(config)?;
+    /// let block = enc.encode([Header::new(b"x-id", b"42")]);
+    /// assert_eq!(&block[..], b"\x00\x04x-id\x0242");
+    /// # Ok::<(), wirelab::ConfigError>(())
+    /// ```
+    pub fn with_config(config: EncoderConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let mut enc = Self {
+            huffman: config.huffman,
+            indexing: config.indexing,
+            ..Self::new()
+        };
+        if config.max_table_size != DEFAULT_TABLE_SIZE {
+            enc.set_max_table_size(config.max_table_size);
+        }
+        Ok(enc)
     }
 
     /// The dynamic table.
+    ///
+    /// ```
+    /// use wirelab::hpack::{Encoder, Header};
+    ///
+    /// let mut enc = Encoder::new();
+    /// enc.encode([Header::new(b"x-id", b"42")]);
+    /// assert_eq!(enc.table().get(0), Some((&b"x-id"[..], &b"42"[..])));
+    /// ```
     pub fn table(&self) -> &DynamicTable {
         &self.table
     }
 
     /// Changes the maximum dynamic table size (at most the peer's SETTINGS_HEADER_TABLE_SIZE).
     /// The next block starts with the Dynamic Table Size Update(s) that announce it.
+    ///
+    /// ```
+    /// let mut enc = wirelab::hpack::Encoder::new();
+    /// enc.set_max_table_size(0);
+    /// assert_eq!(&enc.encode([])[..], [0x20]); // a size update to 0
+    /// ```
     pub fn set_max_table_size(&mut self, size: usize) {
         self.table.set_max_size(size);
         self.pending_min = Some(self.pending_min.map_or(size, |m| m.min(size)));
@@ -112,6 +202,14 @@ impl Encoder {
     }
 
     /// Encodes a header list into one header block.
+    ///
+    /// ```
+    /// use wirelab::hpack::{Encoder, Header};
+    ///
+    /// let mut enc = Encoder::new();
+    /// let block = enc.encode([Header::new(b":method", b"GET")]);
+    /// assert_eq!(&block[..], [0x82]); // static table entry 2
+    /// ```
     pub fn encode<'a, I>(&mut self, headers: I) -> Bytes
     where
         I: IntoIterator<Item = Header<'a>>,
@@ -125,6 +223,12 @@ impl Encoder {
 
     /// Encodes a header list given as text: each name and value is converted to octets once,
     /// as ISO-8859-1 with `?` for chars above U+00FF ([`crate::latin1::encode_lossy_into`]).
+    ///
+    /// ```
+    /// let mut enc = wirelab::hpack::Encoder::new();
+    /// let block = enc.encode_str([(":method", "GET"), (":path", "/")]);
+    /// assert_eq!(&block[..], [0x82, 0x84]);
+    /// ```
     pub fn encode_str<'a, I>(&mut self, headers: I) -> Bytes
     where
         I: IntoIterator<Item = (&'a str, &'a str)>,
@@ -155,8 +259,9 @@ impl Encoder {
 
     #[inline]
     fn field(&mut self, name: &[u8], value: &[u8], sensitive: bool) {
-        let (static_name, static_exact) = find_static(name, value);
-        if !sensitive && let Some(i) = static_exact {
+        let found = find_static(name, value);
+        let static_name = found.name;
+        if !sensitive && let Some(i) = found.field {
             integer::encode(&mut self.out, i, 7, 0x80);
             return;
         }
@@ -165,12 +270,12 @@ impl Encoder {
             self.literal(static_name, name, value, 4, flags);
             return;
         }
-        let (dyn_name, dyn_exact) = self.table.find(name, value);
-        if let Some(i) = dyn_exact {
-            integer::encode(&mut self.out, STATIC.len() + 1 + i, 7, 0x80);
+        let dynamic = self.table.find(name, value);
+        if let Some(i) = dynamic.field {
+            integer::encode(&mut self.out, i, 7, 0x80);
             return;
         }
-        let name_index = static_name.or(dyn_name.map(|i| STATIC.len() + 1 + i));
+        let name_index = static_name.or(dynamic.name);
         self.literal(name_index, name, value, 6, 0x40);
         self.table.insert(name, value);
     }
@@ -197,7 +302,7 @@ impl Encoder {
         match huffman_len {
             Some(n) => {
                 integer::encode(&mut self.out, n, 7, 0x80);
-                huffman::encode_into(s, self.out.reserve(n))
+                huffman::encode_into(s, self.out.put_zeroed(n))
                     .expect("encoded_len gives the exact length");
             }
             None => {

@@ -38,7 +38,7 @@ pub use codes::{CODE_LENGTHS, CODES};
 /// The EOS symbol's index in [`CODES`].
 pub const EOS: usize = 256;
 
-/// A Huffman coding error.
+/// Why a Huffman-coded string could not be decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HuffmanError {
     /// The string contains the EOS symbol.
@@ -47,13 +47,6 @@ pub enum HuffmanError {
     PaddingTooLong,
     /// The padding bits are not all ones.
     PaddingNotOnes,
-    /// [`encode_into`]'s destination length differs from the length the encoding produced.
-    LengthMismatch {
-        /// Length of the destination range.
-        expected: usize,
-        /// Length the encoding needs.
-        actual: usize,
-    },
 }
 
 impl fmt::Display for HuffmanError {
@@ -62,19 +55,41 @@ impl fmt::Display for HuffmanError {
             HuffmanError::Eos => f.write_str("Huffman string contains the EOS symbol"),
             HuffmanError::PaddingTooLong => f.write_str("Huffman padding longer than 7 bits"),
             HuffmanError::PaddingNotOnes => f.write_str("Huffman padding is not all ones"),
-            HuffmanError::LengthMismatch { expected, actual } => write!(
-                f,
-                "Huffman output is {actual} bytes, the destination has {expected}"
-            ),
         }
     }
 }
 
 impl std::error::Error for HuffmanError {}
 
+/// [`encode_into`]'s destination is not exactly as long as the encoding (a caller's mistake:
+/// size it with [`encoded_len`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LengthMismatch {
+    /// Length of the destination.
+    pub dst: usize,
+    /// Length the encoding needs.
+    pub needed: usize,
+}
+
+impl fmt::Display for LengthMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Huffman output is {} bytes, the destination has {}",
+            self.needed, self.dst
+        )
+    }
+}
+
+impl std::error::Error for LengthMismatch {}
+
 /// Length in octets of the Huffman encoding of `src`.
 ///
 /// Naive twin: `wirelab_baselines::hpack::huffman::encoded_len_chars`, which walks a `&str`.
+///
+/// ```
+/// assert_eq!(wirelab::hpack::huffman::encoded_len(b"www.example.com"), 12);
+/// ```
 #[inline]
 pub fn encoded_len(src: &[u8]) -> usize {
     let bits: usize = src.iter().map(|&b| CODE_LENGTHS[b as usize] as usize).sum();
@@ -82,14 +97,14 @@ pub fn encoded_len(src: &[u8]) -> usize {
 }
 
 /// Huffman-encodes `src` into exactly `dst`, which the caller sized with [`encoded_len`] (for
-/// example a range from `BlockWriter::reserve`).
+/// example a range from `BlockWriter::put_zeroed`).
 ///
 /// Never writes outside `dst`.
 ///
 /// # Errors
 ///
-/// [`HuffmanError::LengthMismatch`] when the encoding is longer or shorter than `dst`; `dst`
-/// may then hold a partial encoding.
+/// [`LengthMismatch`] when the encoding is longer or shorter than `dst`; `dst` may then hold
+/// a partial encoding.
 ///
 /// ```
 /// use wirelab::hpack::huffman;
@@ -99,7 +114,7 @@ pub fn encoded_len(src: &[u8]) -> usize {
 /// huffman::encode_into(src, &mut dst).unwrap();
 /// assert_eq!(dst, [0xf1, 0xe3, 0xc2, 0xe5, 0xf2, 0x3a, 0x6b, 0xa0, 0xab, 0x90, 0xf4, 0xff]);
 /// ```
-pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), HuffmanError> {
+pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), LengthMismatch> {
     let mut acc: u64 = 0; // pending bits, right-aligned
     let mut bits: u32 = 0;
     let mut o = 0;
@@ -113,9 +128,9 @@ pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), HuffmanError> {
             match dst.get_mut(o..o + 4) {
                 Some(d) => d.copy_from_slice(&word),
                 None => {
-                    return Err(HuffmanError::LengthMismatch {
-                        expected: dst.len(),
-                        actual: encoded_len(src),
+                    return Err(LengthMismatch {
+                        dst: dst.len(),
+                        needed: encoded_len(src),
                     });
                 }
             }
@@ -130,9 +145,9 @@ pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), HuffmanError> {
     }
     let tail = (bits / 8) as usize;
     if o + tail != dst.len() {
-        return Err(HuffmanError::LengthMismatch {
-            expected: dst.len(),
-            actual: o + tail,
+        return Err(LengthMismatch {
+            dst: dst.len(),
+            needed: o + tail,
         });
     }
     for i in 0..tail {
@@ -142,6 +157,11 @@ pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), HuffmanError> {
 }
 
 /// Huffman-encodes `src` into a fresh vector.
+///
+/// ```
+/// let code = wirelab::hpack::huffman::encode(b"no-cache");
+/// assert_eq!(code, [0xa8, 0xeb, 0x10, 0x64, 0x9c, 0xbf]);
+/// ```
 pub fn encode(src: &[u8]) -> Vec<u8> {
     let mut out = vec![0; encoded_len(src)];
     encode_into(src, &mut out).expect("encoded_len gives the exact length");
@@ -256,7 +276,12 @@ pub fn decode(src: &[u8], dst: &mut Vec<u8>) -> Result<(), HuffmanError> {
 }
 
 /// Like [`decode`], and also returns how many table lookups it made (for the lab's
-/// symbols-per-lookup figure).
+/// symbols-per-lookup figure; only with the `lab` feature).
+///
+/// # Errors
+///
+/// As [`decode`].
+#[cfg(feature = "lab")]
 pub fn decode_counting(src: &[u8], dst: &mut Vec<u8>) -> Result<usize, HuffmanError> {
     let start = dst.len();
     let mut lookups = 0;

@@ -18,15 +18,24 @@
 //! ```
 
 use super::DecodeError;
-use crate::block::BlockWriter;
+use bytes::BufMut;
 
 /// Largest integer the decoder accepts: every length and index HPACK carries fits in 32 bits;
 /// anything larger is an [`DecodeError::IntegerOverflow`].
 pub const MAX_INT: u64 = u32::MAX as u64;
 
-/// Appends `value` with an `prefix_bits`-bit prefix; `flags` holds the bits above the prefix.
+/// Appends `value` with an `prefix_bits`-bit prefix to `w`; `flags` holds the bits above the
+/// prefix.
+///
+/// ```
+/// use wirelab::hpack::integer;
+///
+/// let mut out = Vec::new(); // any bytes::BufMut
+/// integer::encode(&mut out, 1337, 5, 0x00); // RFC 7541 C.1.2
+/// assert_eq!(out, [0x1f, 0x9a, 0x0a]);
+/// ```
 #[inline]
-pub fn encode(w: &mut BlockWriter, value: usize, prefix_bits: u8, flags: u8) {
+pub fn encode<B: BufMut + ?Sized>(w: &mut B, value: usize, prefix_bits: u8, flags: u8) {
     let max = (1usize << prefix_bits) - 1;
     if value < max {
         w.put_u8(flags | value as u8);
@@ -49,6 +58,14 @@ pub fn encode(w: &mut BlockWriter, value: usize, prefix_bits: u8, flags: u8) {
 /// [`DecodeError::Truncated`] when `buf` ends inside the integer;
 /// [`DecodeError::IntegerOverflow`] when it exceeds [`MAX_INT`] or uses more continuation
 /// octets than any such value needs.
+///
+/// ```
+/// use wirelab::hpack::integer;
+///
+/// let mut pos = 0;
+/// assert_eq!(integer::decode(&[0x1f, 0x9a, 0x0a], &mut pos, 5), Ok(1337));
+/// assert_eq!(pos, 3);
+/// ```
 #[inline]
 pub fn decode(buf: &[u8], pos: &mut usize, prefix_bits: u8) -> Result<usize, DecodeError> {
     let max = (1u64 << prefix_bits) - 1;

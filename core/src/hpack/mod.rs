@@ -48,8 +48,8 @@ pub mod huffman;
 pub mod integer;
 pub mod table;
 
-pub use decoder::{DEFAULT_MAX_HEADER_LIST_SIZE, Decoder, HeaderList};
-pub use encoder::{Encoder, Header};
+pub use decoder::{DEFAULT_MAX_HEADER_LIST_SIZE, Decoder, DecoderConfig, HeaderList};
+pub use encoder::{Encoder, EncoderConfig, Header};
 pub use huffman::HuffmanError;
 
 /// When string literals are Huffman-coded.
@@ -114,6 +114,13 @@ pub enum DecodeError {
 
 impl DecodeError {
     /// Whether the connection must be closed (everything but an oversized header list).
+    ///
+    /// ```
+    /// use wirelab::hpack::DecodeError;
+    ///
+    /// assert!(DecodeError::Truncated.is_connection_error());
+    /// assert!(!DecodeError::HeaderListTooLarge { limit: 10 }.is_connection_error());
+    /// ```
     pub fn is_connection_error(&self) -> bool {
         !matches!(self, DecodeError::HeaderListTooLarge { .. })
     }

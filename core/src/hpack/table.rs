@@ -84,13 +84,31 @@ pub const ENTRY_OVERHEAD: usize = 32;
 /// The default SETTINGS_HEADER_TABLE_SIZE.
 pub const DEFAULT_TABLE_SIZE: usize = 4096;
 
-/// Looks a name up in the static table: `(index of the first entry with that name, index of
-/// the entry with that name and value)`, 1-based.
+/// What a table lookup found, as HPACK indices (1-based; the static table's 61 entries first,
+/// then the dynamic table's, newest first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Match {
+    /// An entry with the name (the first such entry in the static table; any such entry in
+    /// the dynamic table).
+    pub name: Option<usize>,
+    /// An entry with both the name and the value.
+    pub field: Option<usize>,
+}
+
+/// Looks a field up in the static table.
 ///
 /// Names are compared by length and first byte before the full comparison, which the compiler
 /// turns into a jump on the length.
+///
+/// ```
+/// use wirelab::hpack::table::{Match, find_static};
+///
+/// assert_eq!(find_static(b":method", b"GET"), Match { name: Some(2), field: Some(2) });
+/// assert_eq!(find_static(b":method", b"PUT"), Match { name: Some(2), field: None });
+/// assert_eq!(find_static(b"x-id", b"42"), Match::default());
+/// ```
 #[inline]
-pub fn find_static(name: &[u8], value: &[u8]) -> (Option<usize>, Option<usize>) {
+pub fn find_static(name: &[u8], value: &[u8]) -> Match {
     let (first, count) = match name {
         b":authority" => (1, 1),
         b":method" => (2, 2),
@@ -99,11 +117,14 @@ pub fn find_static(name: &[u8], value: &[u8]) -> (Option<usize>, Option<usize>) 
         b":status" => (8, 7),
         _ => match static_regular(name) {
             Some(i) => (i, 1),
-            None => return (None, None),
+            None => return Match::default(),
         },
     };
-    let exact = (first..first + count).find(|&i| STATIC[i - 1].1 == value);
-    (Some(first), exact)
+    let field = (first..first + count).find(|&i| STATIC[i - 1].1 == value);
+    Match {
+        name: Some(first),
+        field,
+    }
 }
 
 #[inline]
@@ -175,6 +196,11 @@ fn hashes(name: &[u8], value: &[u8]) -> (u64, u64) {
 
 impl DynamicTable {
     /// An empty table whose size may reach `max_size` octets.
+    ///
+    /// ```
+    /// let t = wirelab::hpack::table::DynamicTable::new(4096);
+    /// assert!(t.is_empty());
+    /// ```
     pub fn new(max_size: usize) -> Self {
         Self {
             entries: VecDeque::new(),
@@ -185,6 +211,11 @@ impl DynamicTable {
     }
 
     /// An empty table that also indexes its entries for [`find`](DynamicTable::find).
+    ///
+    /// ```
+    /// let t = wirelab::hpack::table::DynamicTable::with_lookup(4096);
+    /// assert_eq!(t.max_size(), 4096);
+    /// ```
     pub fn with_lookup(max_size: usize) -> Self {
         Self {
             hashes: Some(VecDeque::new()),
@@ -193,26 +224,53 @@ impl DynamicTable {
     }
 
     /// Current size (sum of entry sizes, section 4.1).
+    ///
+    /// ```
+    /// let mut t = wirelab::hpack::table::DynamicTable::new(4096);
+    /// t.insert(b"x-id", b"42");
+    /// assert_eq!(t.size(), 4 + 2 + 32);
+    /// ```
     pub fn size(&self) -> usize {
         self.size
     }
 
     /// Current maximum size.
+    ///
+    /// ```
+    /// assert_eq!(wirelab::hpack::table::DynamicTable::new(100).max_size(), 100);
+    /// ```
     pub fn max_size(&self) -> usize {
         self.max_size
     }
 
     /// Number of entries.
+    ///
+    /// ```
+    /// let mut t = wirelab::hpack::table::DynamicTable::new(4096);
+    /// t.insert(b"a", b"1");
+    /// assert_eq!(t.len(), 1);
+    /// ```
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// Whether the table is empty.
+    ///
+    /// ```
+    /// assert!(wirelab::hpack::table::DynamicTable::new(4096).is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// Changes the maximum size, evicting entries as needed (section 4.3).
+    ///
+    /// ```
+    /// let mut t = wirelab::hpack::table::DynamicTable::new(4096);
+    /// t.insert(b"a", b"1");
+    /// t.set_max_size(0);
+    /// assert!(t.is_empty());
+    /// ```
     pub fn set_max_size(&mut self, max_size: usize) {
         self.max_size = max_size;
         self.evict_to(max_size);
@@ -230,6 +288,13 @@ impl DynamicTable {
 
     /// Adds an entry (section 4.4): evicts until it fits; an entry larger than the maximum
     /// empties the table and is not added.
+    ///
+    /// ```
+    /// let mut t = wirelab::hpack::table::DynamicTable::new(4096);
+    /// t.insert(b"a", b"1");
+    /// t.insert(b"b", b"2");
+    /// assert_eq!(t.get(0), Some((&b"b"[..], &b"2"[..])));
+    /// ```
     pub fn insert(&mut self, name: &[u8], value: &[u8]) {
         let size = name.len() + value.len() + ENTRY_OVERHEAD;
         if size > self.max_size {
@@ -254,19 +319,55 @@ impl DynamicTable {
         self.size += size;
     }
 
-    /// The entry at 0-based position `i` (0 is the newest): `(name, value)`.
+    /// The entry at 0-based position `i` (0 is the newest): `(name, value)`. Its HPACK index
+    /// is `STATIC.len() + 1 + i`.
+    ///
+    /// ```
+    /// let mut t = wirelab::hpack::table::DynamicTable::new(4096);
+    /// t.insert(b"a", b"1");
+    /// assert_eq!(t.get(0), Some((&b"a"[..], &b"1"[..])));
+    /// assert_eq!(t.get(1), None);
+    /// ```
     pub fn get(&self, i: usize) -> Option<(&[u8], &[u8])> {
         self.entries.get(i).map(|e| (e.name(), e.value()))
     }
 
     /// Entries, newest first.
+    ///
+    /// ```
+    /// let mut t = wirelab::hpack::table::DynamicTable::new(4096);
+    /// t.insert(b"a", b"1");
+    /// t.insert(b"b", b"2");
+    /// let names: Vec<&[u8]> = t.iter().map(|(n, _)| n).collect();
+    /// assert_eq!(names, [&b"b"[..], &b"a"[..]]);
+    /// ```
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
         self.entries.iter().map(|e| (e.name(), e.value()))
     }
 
-    /// Finds `(name, value)`: `(0-based position of an entry with that name, position of an
-    /// entry with both)`.
-    pub fn find(&self, name: &[u8], value: &[u8]) -> (Option<usize>, Option<usize>) {
+    /// Looks a field up; the [`Match`] holds HPACK indices (62 is the newest entry).
+    ///
+    /// ```
+    /// use wirelab::hpack::table::{DynamicTable, Match};
+    ///
+    /// let mut t = DynamicTable::with_lookup(4096);
+    /// t.insert(b"x-id", b"42");
+    /// t.insert(b"x-other", b"1");
+    /// assert_eq!(t.find(b"x-id", b"42"), Match { name: Some(63), field: Some(63) });
+    /// assert_eq!(t.find(b"x-id", b"7"), Match { name: Some(63), field: None });
+    /// ```
+    pub fn find(&self, name: &[u8], value: &[u8]) -> Match {
+        let (name, field) = self.find_positions(name, value);
+        let index = |i: usize| STATIC.len() + 1 + i;
+        Match {
+            name: name.map(index),
+            field: field.map(index),
+        }
+    }
+
+    /// `(0-based position of an entry with the name, position of an entry with both)`.
+    #[inline]
+    fn find_positions(&self, name: &[u8], value: &[u8]) -> (Option<usize>, Option<usize>) {
         if self.entries.is_empty() {
             return (None, None);
         }

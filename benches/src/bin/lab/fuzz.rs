@@ -76,16 +76,8 @@ pub fn ensure_cargo_fuzz(root: &Path) -> Result<()> {
     if have {
         return Ok(());
     }
-    eprintln!(
-        "lab: cargo-fuzz is missing; installing it (`cargo install cargo-fuzz --locked`, about a minute, once)"
-    );
-    let status = Command::new("cargo")
-        .args(["install", "cargo-fuzz", "--locked"])
-        .status()
-        .context("starting cargo install")?;
-    if !status.success() {
-        bail!("installing cargo-fuzz failed ({status})");
-    }
+    eprintln!("lab: cargo-fuzz is missing; installing it (about a minute, once)");
+    super::tools::cargo_install("cargo-fuzz", &[])?;
     Ok(())
 }
 

@@ -35,6 +35,23 @@ pub fn output_of(program: &str, args: &[&str]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
+/// `cargo install PACKAGE ARGS... --locked`, built for a short build rather than a fast
+/// binary: the tools the lab installs (gungraun-runner, cargo-fuzz) only start other programs
+/// and read their output, and their build is a good part of a fresh machine's first run.
+pub fn cargo_install(package: &str, args: &[&str]) -> Result<()> {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["install", package, "--locked"]).args(args);
+    for (key, value) in [
+        ("OPT_LEVEL", "1"),
+        ("CODEGEN_UNITS", "256"),
+        ("DEBUG", "false"),
+        ("LTO", "false"),
+    ] {
+        cmd.env(format!("CARGO_PROFILE_RELEASE_{key}"), value);
+    }
+    run(&mut cmd, &format!("installing {package}"))
+}
+
 /// Checks for valgrind and for a gungraun-runner of the matching version (installing it).
 pub fn preflight_icount() -> Result<()> {
     if output_of("valgrind", &["--version"]).is_none() {
@@ -47,19 +64,10 @@ pub fn preflight_icount() -> Result<()> {
     let have = output_of("gungraun-runner", &["--version"]);
     if have.as_deref() != Some(want.as_str()) {
         eprintln!(
-            "lab: gungraun-runner {GUNGRAUN_VERSION} is missing{}; installing it (about 3-4 minutes, once)",
+            "lab: gungraun-runner {GUNGRAUN_VERSION} is missing{}; installing it (about 2 minutes, once)",
             have.map(|v| format!(" (found `{v}`)")).unwrap_or_default()
         );
-        run(
-            Command::new("cargo").args([
-                "install",
-                "gungraun-runner",
-                "--version",
-                GUNGRAUN_VERSION,
-                "--locked",
-            ]),
-            "installing gungraun-runner",
-        )?;
+        cargo_install("gungraun-runner", &["--version", GUNGRAUN_VERSION])?;
     }
     Ok(())
 }

@@ -5,8 +5,9 @@ use crate::catalog::{Runner, Sink};
 use bytes::Bytes;
 use std::io::Read;
 use std::rc::Rc;
+use wirelab::coding::{CopyCount, PushDecoder};
 use wirelab::coding::{Decoder, DecoderConfig, Format};
-use wirelab_baselines::coding::{NaiveDecoder, PushDecoder};
+use wirelab_baselines::coding::NaiveDecoder;
 
 /// A compressed stream of `format`, split into the pieces it is pushed in.
 pub struct Pushed {
@@ -20,7 +21,11 @@ pub struct Pushed {
 pub fn naive(p: &Pushed) -> Option<Runner> {
     let (config, input) = (DecoderConfig::new(p.format), p.pieces.clone());
     Some(Box::new(move |sink| {
-        decode_all(NaiveDecoder::new(config), &input, sink)
+        decode_all(
+            NaiveDecoder::with_config(config).expect("valid config"),
+            &input,
+            sink,
+        )
     }))
 }
 
@@ -28,7 +33,11 @@ pub fn naive(p: &Pushed) -> Option<Runner> {
 pub fn optimized(p: &Pushed) -> Option<Runner> {
     let (config, input) = (DecoderConfig::new(p.format), p.pieces.clone());
     Some(Box::new(move |sink| {
-        decode_all(Decoder::new(config), &input, sink)
+        decode_all(
+            Decoder::with_config(config).expect("valid config"),
+            &input,
+            sink,
+        )
     }))
 }
 
@@ -136,7 +145,7 @@ fn gz_reader(p: &Pushed, multi: bool) -> Option<Runner> {
 
 /// Pushes every piece of `input` into `dec`, finishes it and records its copies; returns the
 /// octets decoded.
-fn decode_all(mut dec: impl PushDecoder, input: &[Bytes], sink: &mut Sink) -> u64 {
+fn decode_all(mut dec: impl PushDecoder + CopyCount, input: &[Bytes], sink: &mut Sink) -> u64 {
     let mut n = 0u64;
     let mut emit = |b: Bytes| {
         n += b.len() as u64;
