@@ -72,8 +72,13 @@ pub fn run(args: &Args) -> Result<()> {
         total: started.elapsed().as_secs_f64(),
     };
     receipt.durations_s = Some(durations);
+    let what = if sel.to_string().is_empty() {
+        "every experiment".to_owned()
+    } else {
+        format!("`{sel}`")
+    };
     eprintln!(
-        "\nlab: measured `{sel}` in {}: verify {}, wall time {}, instructions {}, allocations {}",
+        "\nlab: measured {what} in {}: verify {}, wall time {}, instructions {}, allocations {}",
         fmt_secs(durations.total),
         fmt_secs(verify_s),
         fmt_secs(wall_s),
