@@ -260,8 +260,9 @@ pub struct Scaling {
     pub sizes: &'static [(&'static str, f64)],
 }
 
-/// The relative drift `cargo lab check` allows for the cells in [`Meta::unseeded`].
-pub const UNSEEDED_TOLERANCE: f64 = 0.01;
+/// The relative drift `cargo lab check` allows for the cells in [`Meta::unseeded`] (loona-hpack
+/// drifted by 1.35 % between two processes on 2026-12-02, past the 1 % allowed before).
+pub const UNSEEDED_TOLERANCE: f64 = 0.03;
 
 /// An experiment's typed definition: the ladder over its input type and its workloads.
 pub struct Ladder<I: 'static> {
