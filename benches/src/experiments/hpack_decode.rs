@@ -45,7 +45,7 @@ Target: faster than every peer on the hpack-test-case stories.",
         Variant {
             name: "optimized",
             role: Role::Optimized,
-            about: "wirelab::hpack::Decoder: 16-bit multi-symbol Huffman table, fields passed to a callback",
+            about: "wirelab::hpack::Decoder: 14-bit two-symbol Huffman steps, fields passed to a callback",
             build: optimized,
         },
         Variant {

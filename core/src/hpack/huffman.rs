@@ -8,12 +8,15 @@
 //! The naive twins, `wirelab_baselines::hpack::huffman`, keep both shapes.
 //!
 //! *Change.* Encoding works on a byte slice, accumulates codes in a 64-bit register and stores
-//! 32 bits at a time straight into a range the caller reserved ([`encode_into`]). Decoding looks
-//! up the next 16 bits of input in a table that yields up to three symbols per lookup (typical
-//! header text has 5- to 7-bit codes, so two or three per step); codes longer than 16 bits, and
-//! the last bits of a string, take a canonical-code slow path.
+//! 32 bits at a time straight into a range the caller reserved ([`encode_into`]). Decoding keeps a
+//! 64-bit window refilled 8 octets at a time and steps through it with a 16 KiB table indexed
+//! by the next 14 bits: each step drops the bits of the next one or two codes (typical header
+//! text has 5- to 7-bit codes, so nearly two per step), and the step's dependency chain is one
+//! L1 load and a shift; the symbols come from a second table off that chain. Codes longer than
+//! 12 bits take one more lookup keyed by their run of leading ones. All tables fit in 28 KiB
+//! (the earlier decoder's 256 KiB 16-bit table lived in L2).
 //!
-//! *Result.* `reports/huffman.md` and `reports/hpack-encode.md`.
+//! *Result.* `reports/huffman-encode.md`, `reports/huffman-decode.md` and `reports/hpack-encode.md`.
 //!
 //! # Wire format
 //!
@@ -168,26 +171,23 @@ pub fn encode(src: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Bits looked up at once by the decoder.
-const LOOKUP_BITS: u32 = 16;
-
-/// One decoder table entry, packed: bits 0-23 up to three symbols (first in the low byte),
-/// bits 24-25 how many, bits 26-30 how many input bits they use. A count of 0 means the next
-/// code is longer than [`LOOKUP_BITS`] (or is EOS): take the slow path.
-type Entry = u32;
+/// Bits the decoder's step table looks at: enough for two codes of the common lengths (5-7 bits).
+const STEP_BITS: u32 = 14;
+/// Bits the symbol table looks at: codes up to this long decode in the fast step.
+const SYMBOL_BITS: u32 = 12;
+/// Bits after a long code's run of leading ones (and the zero that ends it) that settle it.
+const TAIL_BITS: u32 = 6;
+/// The longest run of leading ones the long-code table tells apart (the EOS code is 30 ones).
+const MAX_ONES: u32 = 30;
 
 /// Canonical-code decoding data, per code length: the first code, the number of codes, and
-/// where their symbols start in `symbols`.
+/// where their symbols start in `symbols`. Used to build the tables (and, in tests, to check
+/// them); the decoder itself never walks it.
 struct Canonical {
     first: [u32; 31],
     count: [u32; 31],
     start: [u16; 31],
     symbols: [u16; 257],
-}
-
-struct Tables {
-    canonical: Canonical,
-    lookup: Box<[Entry]>,
 }
 
 fn canonical() -> Canonical {
@@ -214,7 +214,6 @@ fn canonical() -> Canonical {
 impl Canonical {
     /// Decodes one symbol from the top `avail` bits of `window` (MSB-aligned). Returns the
     /// symbol and its length, or `None` when no complete code fits in `avail` bits.
-    #[inline]
     fn decode_one(&self, window: u64, avail: u32) -> Option<(u16, u32)> {
         for len in 5..=avail.min(30) {
             let code = (window >> (64 - len)) as u32;
@@ -228,32 +227,70 @@ impl Canonical {
     }
 }
 
-fn build() -> Tables {
-    let canonical = canonical();
-    let mut lookup = vec![0u32; 1 << LOOKUP_BITS].into_boxed_slice();
-    for (idx, entry) in lookup.iter_mut().enumerate() {
-        let window = (idx as u64) << (64 - LOOKUP_BITS);
-        let (mut used, mut n, mut syms) = (0u32, 0u32, 0u32);
-        while n < 3 {
-            match canonical.decode_one(window << used, LOOKUP_BITS - used) {
-                Some((sym, len)) if (sym as usize) != EOS => {
-                    syms |= u32::from(sym) << (8 * n);
-                    n += 1;
-                    used += len;
-                }
-                _ => break,
-            }
-        }
-        *entry = syms | (n << 24) | (used << 26);
-    }
-    Tables { canonical, lookup }
+/// The decoder's tables, 28 KiB in all (they stay in L1 next to the data).
+///
+/// - `step`, indexed by the next [`STEP_BITS`] bits: how far one step moves. Bits 0-5 are the
+///   bits used by the next one or two codes (each at most [`SYMBOL_BITS`] long, together at
+///   most [`STEP_BITS`]), bits 6-7 how many codes that is. 0: the next code is longer than
+///   [`SYMBOL_BITS`] (or is EOS); take the long step. The step's dependency chain is only this
+///   load and a shift.
+/// - `symbol`, indexed by the next [`SYMBOL_BITS`] bits: the first code's symbol (bits 0-7)
+///   and length (bits 8-11). Looked up off the chain, for the first code and the second.
+/// - `long`, indexed by the number of leading ones (capped at [`MAX_ONES`]) and the
+///   [`TAIL_BITS`] bits after the zero that ends them: any code's symbol (bits 0-8, EOS
+///   included) and length (bits 9-13). Every HPACK code has at most 6 bits after its run of
+///   ones, which the tests check.
+struct Tables {
+    step: [u8; 1 << STEP_BITS],
+    symbol: [u16; 1 << SYMBOL_BITS],
+    long: [u16; ((MAX_ONES + 1) << TAIL_BITS) as usize],
 }
 
-static TABLES: LazyLock<Tables> = LazyLock::new(build);
+/// The first code in the top `avail` bits of `window` if it is at most [`SYMBOL_BITS`] long.
+fn short_code(c: &Canonical, window: u64, avail: u32) -> Option<(u16, u32)> {
+    c.decode_one(window, avail.min(SYMBOL_BITS))
+        .filter(|&(sym, _)| sym as usize != EOS)
+}
+
+fn build() -> Box<Tables> {
+    let c = canonical();
+    let mut t = Box::new(Tables {
+        step: [0; 1 << STEP_BITS],
+        symbol: [0; 1 << SYMBOL_BITS],
+        long: [0; ((MAX_ONES + 1) << TAIL_BITS) as usize],
+    });
+    for (idx, entry) in t.step.iter_mut().enumerate() {
+        let window = (idx as u64) << (64 - STEP_BITS);
+        if let Some((_, len1)) = short_code(&c, window, STEP_BITS) {
+            *entry = match short_code(&c, window << len1, STEP_BITS - len1) {
+                Some((_, len2)) => (len1 + len2) as u8 | 2 << 6,
+                None => len1 as u8 | 1 << 6,
+            };
+        }
+    }
+    for (idx, entry) in t.symbol.iter_mut().enumerate() {
+        let window = (idx as u64) << (64 - SYMBOL_BITS);
+        if let Some((sym, len)) = short_code(&c, window, SYMBOL_BITS) {
+            *entry = sym | (len as u16) << 8;
+        }
+    }
+    for (idx, entry) in t.long.iter_mut().enumerate() {
+        let ones = idx as u32 >> TAIL_BITS;
+        let tail = idx as u64 & ((1 << TAIL_BITS) - 1);
+        let window = !(u64::MAX >> ones) | tail << (64 - ones - 1 - TAIL_BITS);
+        let (sym, len) = c
+            .decode_one(window, MAX_ONES)
+            .expect("the HPACK code is complete: every 30 bits start with a code");
+        *entry = sym | (len as u16) << 9;
+    }
+    t
+}
+
+static TABLES: LazyLock<Box<Tables>> = LazyLock::new(build);
 
 /// Decodes a Huffman-coded string, appending the octets to `dst`.
 ///
-/// On error `dst` is restored to its length before the call.
+/// On error `dst` is left as it was.
 ///
 /// Naive twin: `wirelab_baselines::hpack::huffman::decode`, a bit-by-bit tree walk.
 ///
@@ -267,94 +304,211 @@ static TABLES: LazyLock<Tables> = LazyLock::new(build);
 /// assert_eq!(out, b"www.example.com");
 /// ```
 pub fn decode(src: &[u8], dst: &mut Vec<u8>) -> Result<(), HuffmanError> {
-    let start = dst.len();
-    let r = decode_inner(src, dst, &mut 0);
-    if r.is_err() {
-        dst.truncate(start);
-    }
-    r
+    Decoding::run(src, dst).map(|_| ())
 }
 
-/// Like [`decode`], and also returns how many table lookups it made (for the lab's
-/// symbols-per-lookup figure; only with the `lab` feature).
+/// Like [`decode`], and also returns how many table steps it took (for the lab's
+/// symbols-per-step figure; only with the `lab` feature).
 ///
 /// # Errors
 ///
 /// As [`decode`].
 #[cfg(feature = "lab")]
 pub fn decode_counting(src: &[u8], dst: &mut Vec<u8>) -> Result<usize, HuffmanError> {
-    let start = dst.len();
-    let mut lookups = 0;
-    match decode_inner(src, dst, &mut lookups) {
-        Ok(()) => Ok(lookups),
-        Err(e) => {
-            dst.truncate(start);
-            Err(e)
-        }
-    }
+    Decoding::run(src, dst)
 }
 
-#[inline]
-fn decode_inner(src: &[u8], dst: &mut Vec<u8>, lookups: &mut usize) -> Result<(), HuffmanError> {
-    let t = &*TABLES;
-    // A string of n octets holds at most 8n/5 symbols.
-    dst.reserve(src.len() * 8 / 5 + 1);
-    let mut acc: u64 = 0; // MSB-aligned bit window
-    let mut nbits: u32 = 0;
-    let mut i = 0;
-    loop {
-        // Refill whole octets while they fit.
-        if i + 4 <= src.len() && nbits <= 32 {
-            let word = u32::from_be_bytes([src[i], src[i + 1], src[i + 2], src[i + 3]]);
-            acc |= u64::from(word) << (32 - nbits);
-            nbits += 32;
-            i += 4;
+/// One call's decoding state: the input, a bit window over it, and the output written so far
+/// into `dst`'s spare capacity (committed with `set_len` only on success).
+struct Decoding<'a> {
+    t: &'a Tables,
+    src: &'a [u8],
+    /// Next input octet not yet in `window`.
+    next: usize,
+    /// Input bits, most significant first; the top `avail` are valid, the rest are zeros or
+    /// copies of the input octets from `next` on.
+    window: u64,
+    avail: u32,
+    out: *mut u8,
+    written: usize,
+    steps: usize,
+}
+
+impl<'a> Decoding<'a> {
+    /// Decodes `src` onto `dst`, returning the number of steps taken.
+    #[inline]
+    fn run(src: &'a [u8], dst: &mut Vec<u8>) -> Result<usize, HuffmanError> {
+        // A string of n octets holds at most 8n/5 symbols; a step writes two octets even when
+        // it decodes one, so one more octet of room.
+        dst.reserve(src.len() * 8 / 5 + 2);
+        let mut d = Decoding {
+            t: &TABLES,
+            src,
+            next: 0,
+            window: 0,
+            avail: 0,
+            out: dst.spare_capacity_mut().as_mut_ptr().cast(),
+            written: 0,
+            steps: 0,
+        };
+        d.bulk()?;
+        d.tail()?;
+        let len = dst.len() + d.written;
+        // SAFETY: `emit` wrote (initialized) the `written` octets after `dst.len()`, all
+        // within the capacity reserved above (see `emit`).
+        unsafe { dst.set_len(len) };
+        Ok(d.steps)
+    }
+
+    /// Decodes while 8 input octets remain: refill 8 at a time, then up to three short
+    /// steps (at most 14 bits each) from the 56 or more bits in the window.
+    #[inline(always)]
+    fn bulk(&mut self) -> Result<(), HuffmanError> {
+        while self.next + 8 <= self.src.len() {
+            self.refill8();
+            for _ in 0..3 {
+                let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
+                if step == 0 {
+                    // The long step needs up to 37 bits: at most 28 have been used.
+                    self.long_step()?;
+                    break;
+                }
+                self.emit(step);
+            }
         }
-        while nbits <= 56 && i < src.len() {
-            acc |= u64::from(src[i]) << (56 - nbits);
-            nbits += 8;
-            i += 1;
-        }
-        if nbits == 0 {
-            return Ok(());
-        }
-        *lookups += 1;
-        let entry = t.lookup[(acc >> (64 - LOOKUP_BITS)) as usize];
-        let used = entry >> 26;
-        let n = (entry >> 24) & 3;
-        if n > 0 && used <= nbits {
-            dst.push(entry as u8);
-            if n > 1 {
-                dst.push((entry >> 8) as u8);
-                if n > 2 {
-                    dst.push((entry >> 16) as u8);
+        Ok(())
+    }
+
+    /// Decodes the last octets, refilling one at a time: whole steps while the window holds
+    /// a step table index of valid bits, then every code checked against the bits left.
+    fn tail(&mut self) -> Result<(), HuffmanError> {
+        loop {
+            while self.avail <= 56 && self.next < self.src.len() {
+                self.window |= u64::from(self.src[self.next]) << (56 - self.avail);
+                self.avail += 8;
+                self.next += 1;
+            }
+            if self.avail >= STEP_BITS {
+                let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
+                if step != 0 {
+                    self.emit(step);
+                    continue;
                 }
             }
-            acc <<= used;
-            nbits -= used;
-            continue;
-        }
-        // Slow path: a long code, or the last bits of the string.
-        match t.canonical.decode_one(acc, nbits) {
-            Some((sym, _)) if sym as usize == EOS => return Err(HuffmanError::Eos),
-            Some((sym, len)) => {
-                dst.push(sym as u8);
-                acc <<= len;
-                nbits -= len;
-            }
-            None => {
-                // No complete code left: what remains must be padding.
-                debug_assert!(i == src.len());
-                if nbits > 7 {
-                    return Err(HuffmanError::PaddingTooLong);
-                }
-                let pad = (acc >> (64 - nbits)) as u32;
-                if pad != (1 << nbits) - 1 {
-                    return Err(HuffmanError::PaddingNotOnes);
-                }
+            if self.avail == 0 {
                 return Ok(());
             }
+            if !self.checked_step()? {
+                return self.padding();
+            }
         }
+    }
+
+    /// Loads the next 8 input octets into the window, keeping the whole ones that fit.
+    #[inline(always)]
+    fn refill8(&mut self) {
+        let octets: [u8; 8] = self.src[self.next..self.next + 8].try_into().unwrap();
+        self.window |= u64::from_be_bytes(octets) >> self.avail;
+        let taken = (63 - self.avail) >> 3;
+        self.next += taken as usize;
+        self.avail += taken << 3;
+    }
+
+    /// Writes the one or two symbols of `step` and drops their bits.
+    #[inline(always)]
+    fn emit(&mut self, step: u8) {
+        let first = self.t.symbol[(self.window >> (64 - SYMBOL_BITS)) as usize];
+        let rest = self.window << (first >> 8);
+        let second = self.t.symbol[(rest >> (64 - SYMBOL_BITS)) as usize];
+        debug_assert!(self.written + 2 <= self.src.len() * 8 / 5 + 2);
+        // SAFETY: `run` reserved 8n/5 + 2 octets for n input octets. Every emitted symbol
+        // used at least 5 input bits, so before this step at most 8n/5 - 1 symbols were
+        // written when a symbol is still to come, and the two octets written here end within
+        // the reservation.
+        unsafe {
+            self.out.add(self.written).write(first as u8);
+            self.out.add(self.written + 1).write(second as u8);
+        }
+        self.written += usize::from(step >> 6);
+        let used = u32::from(step & 63);
+        self.window <<= used;
+        self.avail -= used;
+        self.steps += 1;
+    }
+
+    /// Decodes one code of any length; it must lie within the valid bits.
+    #[inline(always)]
+    fn long_step(&mut self) -> Result<(), HuffmanError> {
+        match self.long_code() {
+            Some((sym, _)) if sym as usize == EOS => Err(HuffmanError::Eos),
+            Some((sym, len)) => {
+                self.emit_one(sym as u8, len);
+                Ok(())
+            }
+            // Not enough bits left in the window: the caller refills.
+            None => Ok(()),
+        }
+    }
+
+    /// The next code of any length, if it lies within the valid bits.
+    #[inline(always)]
+    fn long_code(&self) -> Option<(u16, u32)> {
+        let ones = (!self.window | 1 << (63 - MAX_ONES)).leading_zeros();
+        let tail = (self.window << ones << 1) >> (64 - TAIL_BITS);
+        let entry = self.t.long[((ones << TAIL_BITS) | tail as u32) as usize];
+        let len = u32::from(entry >> 9);
+        (len <= self.avail).then_some((entry & 0x1ff, len))
+    }
+
+    /// Writes one symbol of `len` bits and drops them.
+    #[inline(always)]
+    fn emit_one(&mut self, sym: u8, len: u32) {
+        // SAFETY: as in `emit`.
+        unsafe { self.out.add(self.written).write(sym) };
+        self.written += 1;
+        self.window <<= len;
+        self.avail -= len;
+        self.steps += 1;
+    }
+
+    /// One step near the end of the input, where the window may hold fewer bits than a step
+    /// table index. Returns `false` when no complete code is left.
+    fn checked_step(&mut self) -> Result<bool, HuffmanError> {
+        let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
+        if step != 0 {
+            if u32::from(step & 63) <= self.avail {
+                self.emit(step);
+                return Ok(true);
+            }
+            let first = self.t.symbol[(self.window >> (64 - SYMBOL_BITS)) as usize];
+            let len = u32::from(first >> 8);
+            if len <= self.avail {
+                self.emit_one(first as u8, len);
+                return Ok(true);
+            }
+            return Ok(false);
+        }
+        match self.long_code() {
+            Some((sym, _)) if sym as usize == EOS => Err(HuffmanError::Eos),
+            Some((sym, len)) => {
+                self.emit_one(sym as u8, len);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Checks what is left when no complete code is: at most 7 bits, all ones (section 5.2).
+    fn padding(&self) -> Result<(), HuffmanError> {
+        debug_assert!(self.next == self.src.len());
+        if self.avail > 7 {
+            return Err(HuffmanError::PaddingTooLong);
+        }
+        let pad = (self.window >> (64 - self.avail)) as u32;
+        if pad != (1 << self.avail) - 1 {
+            return Err(HuffmanError::PaddingNotOnes);
+        }
+        Ok(())
     }
 }
 
@@ -382,21 +536,79 @@ mod tests {
     }
 
     #[test]
-    fn every_table_entry_decodes_consistently() {
-        let t = &*TABLES;
-        for (idx, &e) in t.lookup.iter().enumerate() {
-            let n = (e >> 24) & 3;
-            let used = e >> 26;
-            assert!(used <= LOOKUP_BITS);
-            // The first symbol is what the canonical decoder finds.
-            let window = (idx as u64) << (64 - LOOKUP_BITS);
-            match t.canonical.decode_one(window, LOOKUP_BITS) {
-                Some((sym, _)) if (sym as usize) != EOS => {
-                    assert!(n >= 1);
-                    assert_eq!(e as u8 as u16, sym);
+    fn every_step_entry_matches_the_canonical_decoder() {
+        let (c, t) = (canonical(), &*TABLES);
+        for (idx, &step) in t.step.iter().enumerate() {
+            let window = (idx as u64) << (64 - STEP_BITS);
+            let first = c.decode_one(window, STEP_BITS);
+            match first {
+                Some((sym, len)) if sym as usize != EOS && len <= SYMBOL_BITS => {
+                    let second = c
+                        .decode_one(window << len, STEP_BITS - len)
+                        .filter(|&(s, l)| s as usize != EOS && l <= SYMBOL_BITS);
+                    let (count, used) = match second {
+                        Some((_, len2)) => (2, len + len2),
+                        None => (1, len),
+                    };
+                    assert_eq!((step >> 6, u32::from(step & 63)), (count, used), "{idx:#x}");
                 }
-                _ => assert_eq!(n, 0),
+                _ => assert_eq!(step, 0, "{idx:#x}: long code or EOS"),
             }
         }
+    }
+
+    #[test]
+    fn every_symbol_entry_matches_the_canonical_decoder() {
+        let (c, t) = (canonical(), &*TABLES);
+        for (idx, &entry) in t.symbol.iter().enumerate() {
+            let window = (idx as u64) << (64 - SYMBOL_BITS);
+            match c.decode_one(window, SYMBOL_BITS) {
+                Some((sym, len)) if sym as usize != EOS => {
+                    assert_eq!((entry & 0xff, u32::from(entry >> 8)), (sym, len));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn every_long_entry_is_settled_by_its_index_whatever_follows() {
+        let (c, t) = (canonical(), &*TABLES);
+        for (idx, &entry) in t.long.iter().enumerate() {
+            let ones = idx as u32 >> TAIL_BITS;
+            let (sym, len) = (entry & 0x1ff, u32::from(entry >> 9));
+            // The index covers the whole code: the bits after it cannot change the symbol.
+            assert!(
+                ones == MAX_ONES || len <= ones + 1 + TAIL_BITS,
+                "{idx}: {len} bits"
+            );
+            let prefix = !(u64::MAX >> ones) | ((idx as u64 & 63) << (64 - ones - 1 - TAIL_BITS));
+            for follow in [0, u64::MAX, 0x5555_5555_5555_5555, 0xaaaa_aaaa_aaaa_aaaa] {
+                let keep = ones + 1 + TAIL_BITS;
+                let window = if keep >= 64 {
+                    prefix
+                } else {
+                    prefix | (follow >> keep)
+                };
+                assert_eq!(c.decode_one(window, 30), Some((sym, len)), "{idx}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_code_decodes_alone_and_after_every_other() {
+        for a in 0..256u16 {
+            for b in [0u16, 1, 48, 97, 255, a] {
+                let src = [a as u8, b as u8];
+                let mut out = vec![7];
+                decode(&encode(&src), &mut out).unwrap();
+                assert_eq!(out, [7, a as u8, b as u8]);
+            }
+        }
+    }
+
+    #[test]
+    fn tables_fit_in_32_kib() {
+        assert!(std::mem::size_of::<Tables>() <= 32 * 1024);
     }
 }
