@@ -304,7 +304,7 @@ static TABLES: LazyLock<Box<Tables>> = LazyLock::new(build);
 /// assert_eq!(out, b"www.example.com");
 /// ```
 pub fn decode(src: &[u8], dst: &mut Vec<u8>) -> Result<(), HuffmanError> {
-    Decoding::run(src, dst).map(|_| ())
+    decode_dispatched(src, dst).map(|_| ())
 }
 
 /// Like [`decode`], and also returns how many table steps it took (for the lab's
@@ -315,6 +315,24 @@ pub fn decode(src: &[u8], dst: &mut Vec<u8>) -> Result<(), HuffmanError> {
 /// As [`decode`].
 #[cfg(feature = "lab")]
 pub fn decode_counting(src: &[u8], dst: &mut Vec<u8>) -> Result<usize, HuffmanError> {
+    decode_dispatched(src, dst)
+}
+
+/// [`Decoding::run`] compiled for BMI2 where the CPU has it: the step's variable shift is then
+/// one `shlx` instead of a three-micro-op `shl` by `cl` (about 8 % off the user-agent's time).
+#[inline]
+fn decode_dispatched(src: &[u8], dst: &mut Vec<u8>) -> Result<usize, HuffmanError> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has BMI2, checked just above.
+        return unsafe { decode_bmi2(src, dst) };
+    }
+    Decoding::run(src, dst)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn decode_bmi2(src: &[u8], dst: &mut Vec<u8>) -> Result<usize, HuffmanError> {
     Decoding::run(src, dst)
 }
 
@@ -336,7 +354,7 @@ struct Decoding<'a> {
 
 impl<'a> Decoding<'a> {
     /// Decodes `src` onto `dst`, returning the number of steps taken.
-    #[inline]
+    #[inline(always)]
     fn run(src: &'a [u8], dst: &mut Vec<u8>) -> Result<usize, HuffmanError> {
         // A string of n octets holds at most 8n/5 symbols; a step writes two octets even when
         // it decodes one, so one more octet of room.
@@ -381,6 +399,7 @@ impl<'a> Decoding<'a> {
 
     /// Decodes the last octets, refilling one at a time: whole steps while the window holds
     /// a step table index of valid bits, then every code checked against the bits left.
+    #[inline(always)]
     fn tail(&mut self) -> Result<(), HuffmanError> {
         loop {
             while self.avail <= 56 && self.next < self.src.len() {
@@ -473,6 +492,7 @@ impl<'a> Decoding<'a> {
 
     /// One step near the end of the input, where the window may hold fewer bits than a step
     /// table index. Returns `false` when no complete code is left.
+    #[inline(always)]
     fn checked_step(&mut self) -> Result<bool, HuffmanError> {
         let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
         if step != 0 {
