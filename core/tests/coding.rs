@@ -230,7 +230,7 @@ fn output_pieces_stay_intact_whether_kept_or_dropped() {
                 let mut kept: Vec<(usize, Bytes)> = Vec::new();
                 let mut n = 0usize;
                 let mut emit = |b: Bytes| {
-                    if keep_every > 0 && n % keep_every == 0 {
+                    if keep_every > 0 && n.is_multiple_of(keep_every) {
                         kept.push((out.len(), b.clone()));
                     }
                     n += 1;

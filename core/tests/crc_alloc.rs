@@ -1,5 +1,5 @@
-//! `crc::Adaptive` allocates its coalescing buffer only when a short fragment arrives (dhat
-//! testing mode: one test per file).
+//! `crc::Adaptive` keeps its state inline: no allocation for any fragmentation (dhat testing
+//! mode: one test per file).
 
 use wirelab::coding::crc;
 
@@ -27,23 +27,15 @@ fn cost(data: &[u8], size: usize) -> (u32, (u64, u64)) {
 }
 
 #[test]
-fn adaptive_allocates_only_for_short_fragments() {
+fn adaptive_never_allocates() {
     let _profiler = dhat::Profiler::builder().testing().build();
     let data: Vec<u8> = (0..1u32 << 20)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
         .collect();
     let expected = crc32fast::hash(&data);
-
-    let (large, (blocks, _)) = cost(&data, crc::COALESCE_BELOW);
-    dhat::assert_eq!(large, expected);
-    dhat::assert_eq!(
-        blocks,
-        0,
-        "fragments of 1 KiB and more are checksummed in place"
-    );
-
-    let (small, (blocks, bytes)) = cost(&data, 64);
-    dhat::assert_eq!(small, expected);
-    dhat::assert_eq!(blocks, 1, "one buffer");
-    dhat::assert_eq!(bytes, 8192, "of 8 KiB");
+    for size in [1, 64, 255, 1024, 4096, 65536] {
+        let (crc, (blocks, bytes)) = cost(&data, size);
+        dhat::assert_eq!(crc, expected, "fragments of {}", size);
+        dhat::assert_eq!((blocks, bytes), (0, 0), "fragments of {}", size);
+    }
 }

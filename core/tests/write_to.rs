@@ -48,7 +48,7 @@ struct Short {
 impl Write for Short {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.calls += 1;
-        if self.interrupt_every > 0 && self.calls % self.interrupt_every == 0 {
+        if self.interrupt_every > 0 && self.calls.is_multiple_of(self.interrupt_every) {
             return Err(io::ErrorKind::Interrupted.into());
         }
         let n = buf.len().min(self.max);

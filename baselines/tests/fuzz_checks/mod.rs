@@ -335,7 +335,7 @@ pub fn gzip_decode(data: &[u8]) {
         let mut config = DecoderConfig::new(format);
         config.max_output = Some(FUZZ_OUTPUT_LIMIT);
         config.max_chunk = 1 + (splits.next() as usize % 70_000);
-        if splits.next() % 4 == 0 {
+        if splits.next().is_multiple_of(4) {
             config.trailing = Trailing::Ignore;
         }
         let ours = decode_optimized(config, &pieces);
@@ -610,7 +610,7 @@ impl ScriptedWriter {
 impl Write for ScriptedWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let s = self.next();
-        if s == 0 && self.step % 3 == 0 {
+        if s == 0 && self.step.is_multiple_of(3) {
             return Err(io::ErrorKind::Interrupted.into());
         }
         let n = buf.len().min(usize::from(s).max(1));

@@ -10,6 +10,7 @@
 //! cargo lab profile SELECTION...             dhat-heap.json per case, for DHAT's viewer
 //! cargo lab fuzz TARGET [SECONDS] / fuzz-smoke
 //! cargo lab api [--check]                    the wirelab crate's public API in core/public-api.txt
+//! cargo lab harness-test                     every criterion benchmark once (test mode)
 //! ```
 //!
 //! A selection is `EXP[/WORKLOAD[/VARIANT]]` (see `wirelab_bench::selection`).
@@ -112,6 +113,9 @@ enum Cmd {
         #[arg(long)]
         asan: bool,
     },
+    /// Run every criterion benchmark once in test mode (nothing timed), built where the
+    /// instruction-count harness is built, so that a later `check` or `bench` reuses the build.
+    HarnessTest,
     /// Write the wirelab crate's public API (default features) to core/public-api.txt, from
     /// rustdoc's JSON output; with --check, fail when the file differs from the code.
     Api {
@@ -168,6 +172,7 @@ fn main() {
             asan,
         } => fuzz::run_targets(&target, seconds, asan, None),
         Cmd::FuzzSmoke { seconds, asan } => fuzz::run_targets("all", seconds, asan, Some(1)),
+        Cmd::HarnessTest => harness::wall_test_mode(),
         Cmd::Api { check } => api::run(&wirelab_bench::paths::workspace_root(), check),
     };
     if let Err(e) = result {

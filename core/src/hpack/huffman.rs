@@ -141,7 +141,7 @@ pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), LengthMismatch> {
         }
     }
     // Flush the remaining whole octets, then pad the last one with ones (the EOS prefix).
-    if bits % 8 != 0 {
+    if !bits.is_multiple_of(8) {
         let pad = 8 - bits % 8;
         acc = (acc << pad) | ((1 << pad) - 1);
         bits += pad;

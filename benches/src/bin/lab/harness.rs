@@ -153,12 +153,22 @@ pub fn icount(sel: &Selection, quick: bool) -> Result<f64> {
 /// `cargo bench` of the gungraun harness in a fixed, minimal environment: the measured
 /// process's heap layout (and so malloc's instruction counts) depends on what it inherits.
 fn gungraun_command(feature_args: &[String], data: Option<&Path>) -> Command {
-    let mut cmd = Command::new("cargo");
-    cmd.args(["bench", "--workspace"])
-        .args(feature_args)
+    let mut cmd = mirror_cargo_bench(data);
+    cmd.args(feature_args)
         .args(["--bench", "icount", "--", "--save-summary=json"])
         // Several valgrind processes at once: instruction counts do not depend on the load.
         .arg(format!("--parallel={}", icount_parallelism()))
+        .env("WIRELAB_MANIFEST", manifest_file())
+        .env(ENV_INPUTS, inputs_dir());
+    cmd
+}
+
+/// `cargo bench --workspace` as the instruction-count mirror builds it: the environment
+/// cleared to a fixed few variables, the mirror's target folder, registry paths remapped.
+/// Whatever is built this way shares its dependencies with the gungraun harness's build.
+fn mirror_cargo_bench(data: Option<&Path>) -> Command {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["bench", "--workspace"])
         .env_clear()
         .envs(
             [
@@ -172,13 +182,27 @@ fn gungraun_command(feature_args: &[String], data: Option<&Path>) -> Command {
             .filter_map(|k| std::env::var_os(k).map(|v| (*k, v))),
         )
         .env("CARGO_TARGET_DIR", icount_target_dir())
-        .env("CARGO_ENCODED_RUSTFLAGS", remap_flags())
-        .env("WIRELAB_MANIFEST", manifest_file())
-        .env(ENV_INPUTS, inputs_dir());
+        .env("CARGO_ENCODED_RUSTFLAGS", remap_flags());
     if let Some(d) = data {
         cmd.env("WIRELAB_DATA", d);
     }
     cmd
+}
+
+/// The criterion harness in its test mode (every benchmark run once, nothing timed), built in
+/// the instruction-count mirror: CI checks the harness this way and then `cargo lab check`
+/// finds the bench-profile dependencies already built (one build instead of two on a fresh
+/// machine).
+pub fn wall_test_mode() -> Result<()> {
+    let data = fixed_data_link()?;
+    let workspace = mirror_workspace()?;
+    let mut cmd = mirror_cargo_bench(data.as_deref());
+    cmd.args(["--bench", "wall", "--", "--test"]);
+    if let Some(ci) = std::env::var_os("CI") {
+        // Under CI=true missing data is a failure; the cleared environment must keep saying so.
+        cmd.env("CI", ci);
+    }
+    run_in(&mut cmd, &workspace, "criterion harness in test mode")
 }
 
 /// How many cases gungraun measures at once: `WIRELAB_ICOUNT_PARALLEL`, else the machine's

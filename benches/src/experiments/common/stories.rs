@@ -38,7 +38,7 @@ struct CaseFile {
 }
 
 fn hex(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!(
             "wire has an odd number of hex digits ({})",
             s.len()

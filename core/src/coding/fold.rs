@@ -1,0 +1,432 @@
+//! CRC-32 folding whose state outlives a call: 16 streams of 16 octets, four chunks of 64,
+//! each chunk folded forward by 256 octets with carry-less multiplication (PCLMULQDQ, or
+//! VPCLMULQDQ over 512-bit registers with AVX-512), and collapsed to a CRC only when one is
+//! asked for. A fragment is folded in 64-octet chunks into the chunk of streams its position
+//! falls on (the phase), so a fragment of whole chunks is folded in place, whatever its length;
+//! only the octets of an incomplete chunk wait in a small buffer.
+//!
+//! The method is the one of Gopal et al., "Fast CRC computation for generic polynomials using
+//! PCLMULQDQ instruction" (Intel, 2009), for the bit-reflected gzip polynomial: a stream's 128
+//! bits are multiplied by x^2048 mod P (split into two 64-bit halves and two constants) and
+//! added to the stream's bits 2048 bits further on. crc32fast folds the same way inside one
+//! call and reduces to 32 bits at its end; keeping the streams between calls is what makes a
+//! rope of short fragments cost about what one contiguous buffer costs.
+
+use std::arch::x86_64::{
+    __m128i, __m512i, _mm_and_si128, _mm_clmulepi64_si128, _mm_extract_epi32, _mm_loadu_si128,
+    _mm_set_epi32, _mm_set_epi64x, _mm_srli_si128, _mm_storeu_si128, _mm_xor_si128,
+    _mm512_clmulepi64_epi128, _mm512_loadu_si512, _mm512_set_epi64, _mm512_storeu_si512,
+    _mm512_ternarylogic_epi64,
+};
+
+/// Octets folded per round: 16 streams of 16 octets.
+pub(super) const BLOCK: usize = 256;
+/// Octets folded at once: the four streams of one phase.
+const CHUNK: usize = 64;
+
+/// Folding constants: for a distance of D bits the pair (x^(D+32) mod P, x^(D-32) mod P),
+/// bit-reflected, for D = 2048 (one block) and D = 128 (one stream onto the next).
+const K_2048_LOW: i64 = 0x1_1542_778a;
+const K_2048_HIGH: i64 = 0x1_322d_1430;
+const K3: i64 = 0x1_7519_97d0;
+const K4: i64 = 0x0_ccaa_009e;
+/// x^64 mod P, for the 96 to 64 bit step.
+const K5: i64 = 0x1_63cd_6124;
+/// The polynomial and its Barrett constant, bit-reflected.
+const P_X: i64 = 0x1_DB71_0641;
+const U_PRIME: i64 = 0x1_F701_1641;
+
+/// The folding code the CPU can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kernel {
+    /// VPCLMULQDQ over four 512-bit registers (four streams per multiply).
+    Avx512,
+    /// PCLMULQDQ over sixteen 128-bit registers.
+    Pclmul,
+}
+
+impl Kernel {
+    /// The best kernel this CPU has, or `None` (then crc32fast does the work).
+    pub(super) fn detect() -> Option<Kernel> {
+        if std::arch::is_x86_feature_detected!("pclmulqdq")
+            && std::arch::is_x86_feature_detected!("sse4.1")
+        {
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("vpclmulqdq")
+            {
+                return Some(Kernel::Avx512);
+            }
+            return Some(Kernel::Pclmul);
+        }
+        None
+    }
+}
+
+/// The 16 streams: stream i holds octets 16i..16i+16 (mod 256) of the latest 256 octets,
+/// with every earlier 256-octet period folded into it.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Streams([u8; BLOCK]);
+
+impl Streams {
+    /// Streams over a first block, the CRC of what came before (`crc`, 0 for nothing) folded
+    /// into its first four octets. The next chunk has phase 0.
+    fn start(block: &[u8], crc: u32) -> Streams {
+        let mut s = Streams([0; BLOCK]);
+        s.0.copy_from_slice(block);
+        let head = u32::from_le_bytes(s.0[..4].try_into().expect("4 octets")) ^ !crc;
+        s.0[..4].copy_from_slice(&head.to_le_bytes());
+        s
+    }
+
+    /// Folds `chunks` (whole chunks) into the streams with `kernel`, the first at `phase`;
+    /// returns the phase of the chunk after them.
+    #[inline]
+    fn fold(&mut self, kernel: Kernel, phase: usize, chunks: &[u8]) -> usize {
+        debug_assert_eq!(chunks.len() % CHUNK, 0);
+        // SAFETY: `kernel` comes from `Kernel::detect`, which returns a kernel only once the CPU
+        // has every feature its function enables.
+        unsafe {
+            match kernel {
+                Kernel::Avx512 => fold_avx512(&mut self.0, phase, chunks),
+                Kernel::Pclmul => fold_pclmul(&mut self.0, phase, chunks),
+            }
+        }
+    }
+
+    /// The CRC-32 of everything folded so far, the next chunk having `phase` (the streams are
+    /// left as they are).
+    ///
+    /// Only called on streams that a kernel folded, so the CPU has PCLMULQDQ and SSE4.1.
+    fn crc(&self, phase: usize) -> u32 {
+        // SAFETY: streams exist only in a `Folding`, whose kernel `Kernel::detect` returned
+        // after checking for PCLMULQDQ and SSE4.1, the features `collapse` enables.
+        unsafe { collapse(&self.0, phase) }
+    }
+}
+
+/// A CRC-32 in progress: the streams once 256 octets have arrived (until then the octets
+/// wait in `pending`), the phase of the next chunk, and the octets of an incomplete chunk.
+#[derive(Clone)]
+pub(super) struct Folding {
+    kernel: Kernel,
+    streams: Option<Streams>,
+    phase: usize,
+    pending: [u8; BLOCK],
+    pending_len: usize,
+}
+
+impl Folding {
+    /// An empty CRC, folded with `kernel`.
+    pub(super) fn new(kernel: Kernel) -> Self {
+        Self {
+            kernel,
+            streams: None,
+            phase: 0,
+            pending: [0; BLOCK],
+            pending_len: 0,
+        }
+    }
+
+    /// Octets held back until their chunk (or the first 256 octets) is complete.
+    pub(super) fn pending(&self) -> usize {
+        self.pending_len
+    }
+
+    /// Adds a fragment: completes the pending chunk, folds the fragment's whole chunks in
+    /// place, and keeps the rest (under 64 octets) for the next call.
+    #[inline]
+    pub(super) fn update(&mut self, mut piece: &[u8]) {
+        if self.streams.is_none() || self.pending_len > 0 {
+            piece = self.fill_pending(piece);
+            if self.pending_len > 0 {
+                return;
+            }
+        }
+        let whole = piece.len() / CHUNK * CHUNK;
+        if whole > 0 {
+            let streams = self.streams.as_mut().expect("started by fill_pending");
+            self.phase = streams.fold(self.kernel, self.phase, &piece[..whole]);
+        }
+        let rest = &piece[whole..];
+        if !rest.is_empty() {
+            self.pending[..rest.len()].copy_from_slice(rest);
+            self.pending_len = rest.len();
+        }
+    }
+
+    /// Moves the head of `piece` into `pending` until it holds the first 256 octets (which
+    /// start the streams) or a whole chunk (which is folded); returns the rest of `piece`.
+    fn fill_pending<'p>(&mut self, piece: &'p [u8]) -> &'p [u8] {
+        let goal = if self.streams.is_some() { CHUNK } else { BLOCK };
+        let take = piece.len().min(goal - self.pending_len);
+        self.pending[self.pending_len..self.pending_len + take].copy_from_slice(&piece[..take]);
+        self.pending_len += take;
+        if self.pending_len == goal {
+            match &mut self.streams {
+                None => self.streams = Some(Streams::start(&self.pending, 0)),
+                Some(s) => self.phase = s.fold(self.kernel, self.phase, &self.pending[..CHUNK]),
+            }
+            self.pending_len = 0;
+        }
+        &piece[take..]
+    }
+
+    /// The CRC-32 of everything added (the state is left as it is).
+    pub(super) fn value(&self) -> u32 {
+        let folded = self.streams.as_ref().map_or(0, |s| s.crc(self.phase));
+        let mut tail = crc32fast::Hasher::new_with_initial(folded);
+        tail.update(&self.pending[..self.pending_len]);
+        tail.finalize()
+    }
+}
+
+/// Loads 16 octets at `at`.
+///
+/// # Safety
+///
+/// `at..at + 16` lies within `block`.
+#[inline(always)]
+unsafe fn load128(block: &[u8], at: usize) -> __m128i {
+    debug_assert!(at + 16 <= block.len());
+    // SAFETY: in bounds (the caller's promise); `loadu` takes any alignment.
+    unsafe { _mm_loadu_si128(block.as_ptr().add(at).cast()) }
+}
+
+/// Loads 64 octets at `at`.
+///
+/// # Safety
+///
+/// `at..at + 64` lies within `block`.
+#[inline(always)]
+unsafe fn load512(block: &[u8], at: usize) -> __m512i {
+    debug_assert!(at + 64 <= block.len());
+    // SAFETY: in bounds (the caller's promise); `loadu` takes any alignment.
+    unsafe { _mm512_loadu_si512(block.as_ptr().add(at).cast()) }
+}
+
+/// `a` moved forward by the distance of `k` and added to `b`.
+#[target_feature(enable = "pclmulqdq,sse4.1")]
+fn fold128(a: __m128i, b: __m128i, k: __m128i) -> __m128i {
+    let low = _mm_clmulepi64_si128(a, k, 0x00);
+    let high = _mm_clmulepi64_si128(a, k, 0x11);
+    _mm_xor_si128(_mm_xor_si128(low, high), b)
+}
+
+/// One chunk folded into the four streams of `phase`, in memory.
+#[target_feature(enable = "pclmulqdq,sse4.1")]
+#[inline]
+fn chunk_pclmul(streams: &mut [u8; BLOCK], phase: usize, chunk: &[u8], k: __m128i) {
+    assert!(phase < 4 && chunk.len() == CHUNK);
+    for i in 0..4 {
+        let at = CHUNK * phase + 16 * i;
+        // SAFETY: `at + 16 <= 256` (phase < 4, i < 4) and `16 * i + 16 <= 64 = chunk.len()`.
+        unsafe {
+            let folded = fold128(load128(streams, at), load128(chunk, 16 * i), k);
+            _mm_storeu_si128(streams.as_mut_ptr().add(at).cast(), folded);
+        }
+    }
+}
+
+/// `a` moved forward by the distance of `k` and added to `b`, four streams at once.
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+#[inline]
+fn fold512(a: __m512i, b: __m512i, k: __m512i) -> __m512i {
+    let low = _mm512_clmulepi64_epi128(a, k, 0x00);
+    let high = _mm512_clmulepi64_epi128(a, k, 0x11);
+    // 0x96: the exclusive or of all three.
+    _mm512_ternarylogic_epi64(low, high, b, 0x96)
+}
+
+/// One chunk folded into the four streams of `phase`, in memory.
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+#[inline]
+fn chunk_avx512(streams: &mut [u8; BLOCK], phase: usize, chunk: &[u8], k: __m512i) {
+    assert!(phase < 4 && chunk.len() == CHUNK);
+    // SAFETY: `64 * phase + 64 <= 256` (phase < 4) and `chunk` holds 64 octets.
+    unsafe {
+        let folded = fold512(load512(streams, CHUNK * phase), load512(chunk, 0), k);
+        _mm512_storeu_si512(streams.as_mut_ptr().add(CHUNK * phase).cast(), folded);
+    }
+}
+
+/// Folds `chunks` into `streams` by 256 octets, the first at `phase`: chunk by chunk up to a
+/// 256-octet boundary, then whole periods in registers, then chunk by chunk again. Returns
+/// the phase of the chunk after them.
+#[target_feature(enable = "pclmulqdq,sse4.1")]
+fn fold_pclmul(streams: &mut [u8; BLOCK], mut phase: usize, mut chunks: &[u8]) -> usize {
+    let k = _mm_set_epi64x(K_2048_HIGH, K_2048_LOW);
+    while phase != 0 && !chunks.is_empty() {
+        chunk_pclmul(streams, phase, &chunks[..CHUNK], k);
+        (phase, chunks) = ((phase + 1) % 4, &chunks[CHUNK..]);
+    }
+    if chunks.len() >= BLOCK {
+        let periods = chunks.len() / BLOCK * BLOCK;
+        // SAFETY: every load and store is at 16i for i < 16, within the 256 octets of
+        // `streams` or of a period from `chunks_exact(BLOCK)`.
+        unsafe {
+            let mut s: [__m128i; 16] = std::array::from_fn(|i| load128(streams, 16 * i));
+            for period in chunks[..periods].chunks_exact(BLOCK) {
+                for (i, stream) in s.iter_mut().enumerate() {
+                    *stream = fold128(*stream, load128(period, 16 * i), k);
+                }
+            }
+            for (i, stream) in s.iter().enumerate() {
+                _mm_storeu_si128(streams.as_mut_ptr().add(16 * i).cast(), *stream);
+            }
+        }
+        chunks = &chunks[periods..];
+    }
+    while !chunks.is_empty() {
+        chunk_pclmul(streams, phase, &chunks[..CHUNK], k);
+        (phase, chunks) = ((phase + 1) % 4, &chunks[CHUNK..]);
+    }
+    phase
+}
+
+/// As [`fold_pclmul`], four streams per multiply over 512-bit registers.
+#[target_feature(enable = "avx512f,vpclmulqdq,pclmulqdq,sse4.1")]
+fn fold_avx512(streams: &mut [u8; BLOCK], mut phase: usize, mut chunks: &[u8]) -> usize {
+    let k = _mm512_set_epi64(
+        K_2048_HIGH,
+        K_2048_LOW,
+        K_2048_HIGH,
+        K_2048_LOW,
+        K_2048_HIGH,
+        K_2048_LOW,
+        K_2048_HIGH,
+        K_2048_LOW,
+    );
+    while phase != 0 && !chunks.is_empty() {
+        chunk_avx512(streams, phase, &chunks[..CHUNK], k);
+        (phase, chunks) = ((phase + 1) % 4, &chunks[CHUNK..]);
+    }
+    if chunks.len() >= BLOCK {
+        let periods = chunks.len() / BLOCK * BLOCK;
+        // SAFETY: every load and store is at 64i for i < 4, within the 256 octets of `streams`
+        // or of a period from `chunks_exact(BLOCK)`.
+        unsafe {
+            let mut s: [__m512i; 4] = std::array::from_fn(|i| load512(streams, 64 * i));
+            for period in chunks[..periods].chunks_exact(BLOCK) {
+                for (i, stream) in s.iter_mut().enumerate() {
+                    *stream = fold512(*stream, load512(period, 64 * i), k);
+                }
+            }
+            for (i, stream) in s.iter().enumerate() {
+                _mm512_storeu_si512(streams.as_mut_ptr().add(64 * i).cast(), *stream);
+            }
+        }
+        chunks = &chunks[periods..];
+    }
+    while !chunks.is_empty() {
+        chunk_avx512(streams, phase, &chunks[..CHUNK], k);
+        (phase, chunks) = ((phase + 1) % 4, &chunks[CHUNK..]);
+    }
+    phase
+}
+
+/// Folds the 16 streams into one, oldest first (the chunk at `phase` holds the oldest of the
+/// latest 256 octets), then reduces its 128 bits to the CRC-32 (the paper's steps 2 and 3,
+/// with a Barrett reduction for the last 64 bits).
+#[target_feature(enable = "pclmulqdq,sse4.1")]
+fn collapse(streams: &[u8; BLOCK], phase: usize) -> u32 {
+    let k3k4 = _mm_set_epi64x(K4, K3);
+    let at = |i: usize| (CHUNK * phase + 16 * i) % BLOCK;
+    // SAFETY: the loads are at multiples of 16 below 256, within the octets of `streams`.
+    let mut x = unsafe { load128(streams, at(0)) };
+    for i in 1..16 {
+        // SAFETY: as above.
+        x = fold128(x, unsafe { load128(streams, at(i)) }, k3k4);
+    }
+    let low32 = _mm_set_epi32(0, 0, 0, !0);
+    // 128 to 96 bits, then 96 to 64.
+    let x = _mm_xor_si128(_mm_clmulepi64_si128(x, k3k4, 0x10), _mm_srli_si128(x, 8));
+    let x = _mm_xor_si128(
+        _mm_clmulepi64_si128(_mm_and_si128(x, low32), _mm_set_epi64x(0, K5), 0x00),
+        _mm_srli_si128(x, 4),
+    );
+    // Barrett: T1 = (R mod x^32) * mu, T2 = (T1 mod x^32) * P, CRC = (R + T2) / x^32.
+    let pu = _mm_set_epi64x(U_PRIME, P_X);
+    let t1 = _mm_clmulepi64_si128(_mm_and_si128(x, low32), pu, 0x10);
+    let t2 = _mm_clmulepi64_si128(_mm_and_si128(t1, low32), pu, 0x00);
+    !(_mm_extract_epi32(_mm_xor_si128(x, t2), 1) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernels() -> Vec<Kernel> {
+        match Kernel::detect() {
+            Some(Kernel::Avx512) => vec![Kernel::Avx512, Kernel::Pclmul],
+            Some(Kernel::Pclmul) => vec![Kernel::Pclmul],
+            None => vec![],
+        }
+    }
+
+    #[test]
+    fn folded_blocks_give_crc32fasts_crc() {
+        let data: Vec<u8> = (0..BLOCK * 9).map(|i| (i * 131 + i / 7) as u8).collect();
+        for kernel in kernels() {
+            for blocks in 1..=9 {
+                let part = &data[..blocks * BLOCK];
+                let mut s = Streams::start(&part[..BLOCK], 0);
+                let phase = s.fold(kernel, 0, &part[BLOCK..]);
+                assert_eq!(phase, 0);
+                assert_eq!(s.crc(phase), crc32fast::hash(part), "{kernel:?} {blocks}");
+            }
+        }
+    }
+
+    #[test]
+    fn any_fragmentation_gives_crc32fasts_crc() {
+        let data: Vec<u8> = (0..5000).map(|i| (i * 31 + i / 3) as u8).collect();
+        for kernel in kernels() {
+            for size in [
+                1, 7, 63, 64, 65, 100, 128, 192, 255, 256, 257, 320, 1000, 4096,
+            ] {
+                let mut f = Folding::new(kernel);
+                for piece in data.chunks(size) {
+                    f.update(piece);
+                }
+                assert_eq!(f.value(), crc32fast::hash(&data), "{kernel:?} {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_start_from_an_earlier_crc_continues_it() {
+        let data: Vec<u8> = (0..BLOCK * 2 + CHUNK * 3 + 5)
+            .map(|i| (i * 7) as u8)
+            .collect();
+        for kernel in kernels() {
+            let earlier = crc32fast::hash(&data[..5]);
+            let mut s = Streams::start(&data[5..5 + BLOCK], earlier);
+            let phase = s.fold(kernel, 0, &data[5 + BLOCK..]);
+            assert_eq!(s.crc(phase), crc32fast::hash(&data));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Each kernel, on random octets cut at random places, agrees with crc32fast (the
+        /// portable path and the peer) after every fragment.
+        #[test]
+        fn kernels_agree_with_crc32fast_after_every_fragment(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..3000),
+            cuts in proptest::collection::vec(0usize..700, 0..12),
+        ) {
+            for kernel in kernels() {
+                let mut f = Folding::new(kernel);
+                let mut at = 0usize;
+                for cut in cuts.iter().chain([&usize::MAX]) {
+                    let end = at.saturating_add(*cut).min(data.len());
+                    f.update(&data[at..end]);
+                    at = end;
+                    proptest::prop_assert_eq!(f.value(), crc32fast::hash(&data[..at]));
+                }
+            }
+        }
+    }
+}
