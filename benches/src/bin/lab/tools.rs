@@ -64,7 +64,7 @@ pub fn preflight_icount() -> Result<()> {
     let have = output_of("gungraun-runner", &["--version"]);
     if have.as_deref() != Some(want.as_str()) {
         eprintln!(
-            "lab: gungraun-runner {GUNGRAUN_VERSION} is missing{}; installing it (about 3 minutes, once)",
+            "lab: gungraun-runner {GUNGRAUN_VERSION} is missing{}; installing it (about 2 minutes, once)",
             have.map(|v| format!(" (found `{v}`)")).unwrap_or_default()
         );
         cargo_install("gungraun-runner", &["--version", GUNGRAUN_VERSION])?;
