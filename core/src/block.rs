@@ -117,14 +117,9 @@ impl BlockWriter {
     /// ```
     #[inline]
     pub fn put_u8(&mut self, b: u8) {
-        let len = self.buf.len();
-        if len == self.buf.capacity() {
-            self.buf.reserve(1);
-        }
-        self.buf.spare_capacity_mut()[0].write(b);
-        // SAFETY: the byte at `len` was just initialised, and it is within the capacity
-        // (reserved above when the buffer was full).
-        unsafe { self.buf.set_len(len + 1) };
+        // `BytesMut`'s own `put_u8` is `Vec::push`'s shape: an inlined capacity check and a
+        // raw store, without the bounds check that indexing the spare capacity costs.
+        BufMut::put_u8(&mut self.buf, b);
     }
 
     /// Appends `src`.

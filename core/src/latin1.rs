@@ -29,6 +29,8 @@
 //! * [`decode`]: each octet becomes the char with that code point, the exact inverse of
 //!   [`encode_lossy`] on Latin-1 text.
 
+mod narrow;
+
 /// Length of the block that is tested for ASCII in one go. 32 bytes are two SSE2 vectors; the
 /// loop below compiles to a load, an OR and a `movemask` per 16 bytes.
 const BLOCK: usize = 32;
@@ -147,36 +149,48 @@ fn small_ascii(src: &[u8], dst: &mut [u8]) -> Option<usize> {
     Some(n)
 }
 
-/// The shared engine: copies ASCII in bulk and maps every other char through `map`, stopping
-/// when `dst` is full. Returns the number of octets written.
+/// The shared engine: narrows UTF-8 to one octet per char, mapping each char above U+00FF
+/// through `map`, stopping when `dst` is full. Returns the number of octets written.
 ///
-/// Three paths: a short all-ASCII string is copied with overlapping word moves; a long one is
-/// scanned a block at a time and copied with one `copy_from_slice`; text with non-ASCII chars
-/// continues a word (8 bytes) at a time from the first of them, storing each word
-/// unconditionally and advancing past its ASCII bytes, so a short ASCII run between two
+/// Paths: a short all-ASCII string is copied with overlapping word moves; where `dst` holds
+/// every char of 64 bytes or more and the CPU has AVX2 or AVX-512, a SIMD kernel ([`narrow`])
+/// narrows many chars a step (below 64 bytes its set-up costs more than it saves) and blocks with chars above U+00FF go char by char; elsewhere a long all-ASCII string
+/// is one `copy_from_slice`. What remains continues a word (8 bytes) at a time, storing each
+/// word unconditionally and advancing past its ASCII bytes, so a short ASCII run between two
 /// accented letters costs a few instructions, not a call.
 #[inline]
 fn encode_with(s: &str, dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
+    encode_with_kernel(s, dst, map, narrow::Kernel::detect())
+}
+
+/// [`encode_with`] with the SIMD kernel chosen by the caller (tests run each one).
+#[inline(always)]
+fn encode_with_kernel(
+    s: &str,
+    dst: &mut [u8],
+    map: impl Fn(u32) -> u8,
+    kernel: Option<narrow::Kernel>,
+) -> usize {
     let src = s.as_bytes();
-    let mut start = 0;
+    let (mut i, mut o) = (0, 0);
     if src.len() <= dst.len() {
         if src.len() <= 16 {
             if let Some(n) = small_ascii(src, dst) {
                 return n;
+            }
+        } else if let Some(kernel) = kernel.filter(|_| src.len() >= 64) {
+            while kernel.run(src, dst, &mut i, &mut o) == narrow::Stop::Wide {
+                (i, o) = chars_until(src, dst, (i, o), i + narrow::BLOCK_LIMIT, &map);
             }
         } else if all_ascii(src) {
             // An all-ASCII string is one memcpy.
             dst[..src.len()].copy_from_slice(src);
             return src.len();
         } else {
-            start = ascii_prefix_len(src);
-            dst[..start].copy_from_slice(&src[..start]);
-            if start == src.len() {
-                return start;
-            }
+            (i, o) = (ascii_prefix_len(src), ascii_prefix_len(src));
+            dst[..i].copy_from_slice(&src[..i]);
         }
     }
-    let (mut i, mut o) = (start, start);
     loop {
         // At least 40 input bytes remain, so at least 8 more chars will be written after this
         // step: the stray bytes a word store leaves past the new end are always overwritten.
@@ -191,27 +205,48 @@ fn encode_with(s: &str, dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
             }
             // The bytes after the first non-ASCII one were stored too; they are overwritten.
             let ascii = (high.trailing_zeros() / 8) as usize;
-            i += ascii;
-            o += ascii;
-            let (cp, n) = decode_multibyte(&src[i..]);
-            dst[o] = map(cp);
-            i += n;
-            o += 1;
+            (i, o) = put_char(src, dst, (i + ascii, o + ascii), &map);
         }
         if i >= src.len() || o >= dst.len() {
             return o;
         }
-        let b = src[i];
-        if b < 0x80 {
-            dst[o] = b;
-            i += 1;
-        } else {
-            let (cp, n) = decode_multibyte(&src[i..]);
-            dst[o] = map(cp);
-            i += n;
-        }
-        o += 1;
+        (i, o) = put_char(src, dst, (i, o), &map);
     }
+}
+
+/// Writes the char at `src[i]` (a char boundary) to `dst[o]`; returns the positions after it.
+#[inline(always)]
+fn put_char(
+    src: &[u8],
+    dst: &mut [u8],
+    (i, o): (usize, usize),
+    map: impl Fn(u32) -> u8,
+) -> (usize, usize) {
+    let b = src[i];
+    if b < 0x80 {
+        dst[o] = b;
+        (i + 1, o + 1)
+    } else {
+        let (cp, n) = decode_multibyte(&src[i..]);
+        dst[o] = map(cp);
+        (i + n, o + 1)
+    }
+}
+
+/// Writes chars one at a time from `src[i..]` until `until` (or the end); `dst` holds them.
+#[inline]
+fn chars_until(
+    src: &[u8],
+    dst: &mut [u8],
+    (mut i, mut o): (usize, usize),
+    until: usize,
+    map: impl Fn(u32) -> u8,
+) -> (usize, usize) {
+    let until = until.min(src.len());
+    while i < until {
+        (i, o) = put_char(src, dst, (i, o), &map);
+    }
+    (i, o)
 }
 
 /// Writes the low 8 bits of each char of `s` into `dst` and returns the number of octets
@@ -333,6 +368,35 @@ mod tests {
         }
         assert_eq!(ascii_prefix_len(&v), 100);
         assert_eq!(ascii_prefix_len(&[]), 0);
+    }
+
+    proptest::proptest! {
+        // Stray stores show only where a string ends just after a kernel's step: many cases.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// Every kernel end to end (stray stores, wide blocks, the scalar tail) against the
+        /// chars one by one, with destinations that hold every char or fall short.
+        #[test]
+        fn every_kernel_encodes_like_the_chars(
+            chars in proptest::collection::vec(proptest::prop_oneof![
+                6 => 0x20u32..0x7F, 3 => 0x80u32..0x100, 1 => 0x100u32..0x800,
+                1 => 0x800u32..0xD800, 1 => 0x10000u32..0x110000], 0..700),
+            spare in 0usize..20,
+            short in 0usize..3,
+            latin1_only in proptest::prelude::any::<bool>(),
+        ) {
+            let low = if latin1_only { 0xFF } else { u32::MAX };
+            let s: String = chars.iter().filter_map(|&c| char::from_u32(c & low)).collect();
+            let want: Vec<u8> = s.chars().map(|c| c as u8).collect();
+            let cap = if short == 0 { want.len() / 2 } else { s.len() + spare };
+            for kernel in narrow::tests::kernels().into_iter().map(Some).chain([None]) {
+                let mut buf = vec![0x55u8; cap];
+                let n = encode_with_kernel(&s, &mut buf, |cp| cp as u8, kernel);
+                proptest::prop_assert_eq!(&buf[..n], &want[..n.min(want.len())], "{:?}", kernel);
+                proptest::prop_assert_eq!(n, cap.min(want.len()));
+                proptest::prop_assert!(buf[n..].iter().all(|&b| b == 0x55), "{:?}", kernel);
+            }
+        }
     }
 
     #[test]

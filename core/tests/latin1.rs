@@ -115,3 +115,28 @@ fn bytes_past_the_count_are_untouched_with_wide_chars() {
         }
     }
 }
+
+proptest! {
+    /// Long text through the SIMD kernels (a destination that holds every char): runs of
+    /// ASCII, Latin-1 and wider chars, every octet right and nothing written past the count.
+    #[test]
+    fn long_mixed_text_narrows_exactly(
+        runs in proptest::collection::vec(
+            (prop_oneof![4 => Just(0x61u32), 3 => Just(0xE9u32), 2 => Just(0xC0u32),
+                1 => Just(0x20ACu32), 1 => Just(0x1F600u32), 1 => 0x80u32..0x100], 1usize..90),
+            0..40),
+        spare in 0usize..70,
+    ) {
+        let s: String = runs
+            .iter()
+            .flat_map(|&(c, n)| std::iter::repeat_n(char::from_u32(c).expect("char"), n))
+            .collect();
+        let want: Vec<u8> = s.chars().map(|c| c as u8).collect();
+        let mut buf = vec![0x55u8; s.len() + spare];
+        let n = encode_truncating_into(&s, &mut buf);
+        prop_assert_eq!(&buf[..n], &want[..]);
+        prop_assert!(buf[n..].iter().all(|&b| b == 0x55));
+        let lossy: Vec<u8> = s.chars().map(|c| if c as u32 > 0xFF { b'?' } else { c as u8 }).collect();
+        prop_assert_eq!(encode_lossy(&s), lossy);
+    }
+}

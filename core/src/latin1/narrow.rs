@@ -1,0 +1,452 @@
+//! SIMD narrowing of UTF-8 to Latin-1: many chars per step instead of one.
+//!
+//! A `&str` is valid UTF-8, so nothing needs validating. A char up to U+00FF is either one
+//! ASCII byte or the lead `0xC2`/`0xC3` followed by one continuation byte `10xxxxxx`, and that
+//! continuation byte is already the char's Latin-1 octet (U+0080..U+00BF) or is 0x40 below it
+//! (after 0xC3: U+00C0..U+00FF). A kernel therefore adds 0x40 where the byte before is 0xC3,
+//! keeps ASCII and continuation bytes, drops lead bytes, and packs what it keeps to the front.
+//!
+//! * AVX-512 (VBMI2): 64 bytes a step; `vpcompressb` packs them, masked loads and stores
+//!   handle the end exactly, so the whole string goes through the kernel.
+//! * AVX2 (the common denominator; also what runs under valgrind, which hides AVX-512): 16 bytes
+//!   a step, packed as two halves of 8 with `pshufb` and a 2 KiB table; its 8-byte stores run
+//!   past the packed octets, so it stops 48 bytes before the end and the caller's scalar loop,
+//!   which writes at least 8 more octets, overwrites them.
+//!
+//! A step whose bytes include a lead of a char above U+00FF (`>= 0xC4`) is not narrowed: the
+//! kernel stops in front of it and the caller maps that block's chars one at a time.
+//! Modelled on simdutf's `utf8_to_latin1` kernels; written for this crate.
+
+/// Why a kernel returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// At the end of the input, or as near it as the kernel goes.
+    End,
+    /// In front of a block of [`BLOCK_LIMIT`] bytes or less that holds a char above U+00FF.
+    Wide,
+}
+
+/// The longest block a kernel stops in front of with [`Stop::Wide`].
+pub(super) const BLOCK_LIMIT: usize = 64;
+
+/// A narrowing kernel the CPU can run.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Kernel {
+    /// 64 bytes a step with `vpcompressb`.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+    /// 16 bytes a step with `pshufb`.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU runs, if any: found once, then read from a cache.
+    #[inline]
+    pub(super) fn detect() -> Option<Kernel> {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        /// 0: not yet looked up; otherwise `1 + ` the index into `[Avx512, Avx2, none]`.
+        static FOUND: AtomicU8 = AtomicU8::new(0);
+        let found = match FOUND.load(Ordering::Relaxed) {
+            0 => {
+                let found = Self::look_up();
+                FOUND.store(found, Ordering::Relaxed);
+                found
+            }
+            found => found,
+        };
+        match found {
+            #[cfg(target_arch = "x86_64")]
+            1 => Some(Kernel::Avx512),
+            #[cfg(target_arch = "x86_64")]
+            2 => Some(Kernel::Avx2),
+            _ => None,
+        }
+    }
+
+    /// What [`detect`](Self::detect) caches: 1 AVX-512, 2 AVX2, 3 neither.
+    #[cold]
+    fn look_up() -> u8 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx512vbmi2")
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("popcnt")
+            {
+                return 1;
+            }
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
+                return 2;
+            }
+        }
+        3
+    }
+
+    /// Narrows `src[*i..]` into `dst[*o..]`, advancing both, until the end or a block with a
+    /// char above U+00FF. `*i` must be at a char boundary; it is left at one.
+    ///
+    /// # Panics
+    ///
+    /// If `dst` is shorter than `src` (it must hold every char).
+    #[inline]
+    pub(super) fn run(self, src: &[u8], dst: &mut [u8], i: &mut usize, o: &mut usize) -> Stop {
+        assert!(dst.len() >= src.len() && *o <= *i && *i <= src.len());
+        match self {
+            // SAFETY: `detect` found the features each kernel is compiled for, and the
+            // assertion above is what the kernels require of their arguments.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { x86::narrow_avx512(src, dst, i, o) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { x86::narrow_avx2(src, dst, i, o) },
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::Stop;
+    use std::arch::x86_64::*;
+
+    /// For each 8-bit keep mask, the positions of its set bits in order (the rest zero).
+    static PACK: [[u8; 8]; 256] = pack_table();
+
+    const fn pack_table() -> [[u8; 8]; 256] {
+        let mut table = [[0u8; 8]; 256];
+        let mut mask = 0;
+        while mask < 256 {
+            let (mut bit, mut n) = (0, 0);
+            while bit < 8 {
+                if mask & (1 << bit) != 0 {
+                    table[mask][n] = bit as u8;
+                    n += 1;
+                }
+                bit += 1;
+            }
+            mask += 1;
+        }
+        table
+    }
+
+    /// The AVX-512 kernel ([`super::Kernel::Avx512`]).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 BW, VBMI2, BMI2 and POPCNT; `dst.len() >= src.len()`,
+    /// `*o <= *i <= src.len()`, and `*i` is at a char boundary of the UTF-8 text `src`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2,popcnt")]
+    pub(super) unsafe fn narrow_avx512(
+        src: &[u8],
+        dst: &mut [u8],
+        at_i: &mut usize,
+        at_o: &mut usize,
+    ) -> Stop {
+        let (len, s, d) = (src.len(), src.as_ptr(), dst.as_mut_ptr());
+        let (mut i, mut o) = (*at_i, *at_o);
+        // Bounds, for every block below: src[i - 1..i + 64] is in bounds for a whole block
+        // after the first, and a partial one is read through masks that cover src[i..len]
+        // and the byte before; stores go to dst[o..o + 64] with
+        // o + 64 <= i + 64 <= len <= dst.len(), or through a mask within that.
+        // SAFETY: the bounds above.
+        (i, o) = unsafe { ascii_blocks(s, d, i, o, len) };
+        while i + 64 <= len {
+            // SAFETY: the bounds above.
+            let cur = unsafe { _mm512_loadu_si512(s.add(i).cast()) };
+            if _mm512_movepi8_mask(cur) == 0 {
+                // SAFETY: the bounds above.
+                unsafe { _mm512_storeu_si512(d.add(o).cast(), cur) };
+                // SAFETY: the bounds above.
+                (i, o) = unsafe { ascii_blocks(s, d, i + 64, o + 64, len) };
+                continue;
+            }
+            // SAFETY: the bounds above.
+            let prev = unsafe { bytes_before(s, i, u64::MAX) };
+            let Some((packed, count)) = pack_block(cur, prev, u64::MAX) else {
+                (*at_i, *at_o) = (i, o);
+                return stop_wide(src, at_i);
+            };
+            // A whole store leaves stray bytes after the packed ones; with 256 more bytes
+            // of input (64 chars at least) to come, later stores cover them.
+            // SAFETY: the bounds above.
+            unsafe {
+                if len - i >= 64 + 256 {
+                    _mm512_storeu_si512(d.add(o).cast(), packed)
+                } else {
+                    _mm512_mask_storeu_epi8(d.add(o).cast(), _bzhi_u64(u64::MAX, count), packed)
+                }
+            };
+            (i, o) = (i + 64, o + count as usize);
+        }
+        if i < len {
+            let lanes = _bzhi_u64(u64::MAX, (len - i) as u32);
+            // SAFETY: the bounds above.
+            let cur = unsafe { _mm512_maskz_loadu_epi8(lanes, s.add(i).cast()) };
+            // SAFETY: the bounds above.
+            let prev = unsafe { bytes_before(s, i, lanes) };
+            let Some((packed, count)) = pack_block(cur, prev, lanes) else {
+                (*at_i, *at_o) = (i, o);
+                return stop_wide(src, at_i);
+            };
+            // SAFETY: the bounds above.
+            unsafe { _mm512_mask_storeu_epi8(d.add(o).cast(), _bzhi_u64(u64::MAX, count), packed) };
+            (i, o) = (len, o + count as usize);
+        }
+        (*at_i, *at_o) = (i, o);
+        Stop::End
+    }
+
+    /// The bytes `s[i - 1..i + 63]` in the lanes of `lanes`; lane 0 is zero when `i == 0`.
+    ///
+    /// # Safety
+    ///
+    /// `s[i - 1..]` is readable in those lanes (the byte before `s` is never read).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn bytes_before(s: *const u8, i: usize, lanes: u64) -> __m512i {
+        let at = s.wrapping_add(i).wrapping_sub(1);
+        // SAFETY: the caller's contract; lane 0 (address s - 1) is masked off when i == 0,
+        // and a masked-off lane is not accessed.
+        unsafe {
+            if i > 0 && lanes == u64::MAX {
+                _mm512_loadu_si512(at.cast())
+            } else {
+                _mm512_maskz_loadu_epi8(lanes & !u64::from(i == 0), at.cast())
+            }
+        }
+    }
+
+    /// Copies whole all-ASCII blocks of 64 bytes from `s + i` to `d + o` while there are
+    /// any, four at a time while it can (one branch per 256 bytes); returns the positions
+    /// after them.
+    ///
+    /// # Safety
+    ///
+    /// `s` is valid for reads up to `len`, `d` for writes up to `len - i + o` bytes.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn ascii_blocks(
+        s: *const u8,
+        d: *mut u8,
+        mut i: usize,
+        mut o: usize,
+        len: usize,
+    ) -> (usize, usize) {
+        while i + 256 <= len {
+            // SAFETY: i + 256 <= len, and o + 256 <= i + 256 writable (the contract).
+            unsafe {
+                let [a, b, c, e] =
+                    [0, 64, 128, 192].map(|at| _mm512_loadu_si512(s.add(i + at).cast()));
+                // a | b | c, then | e.
+                let any = _mm512_or_si512(_mm512_ternarylogic_epi32(a, b, c, 0xFE), e);
+                if _mm512_movepi8_mask(any) != 0 {
+                    break;
+                }
+                for (at, v) in [(0, a), (64, b), (128, c), (192, e)] {
+                    _mm512_storeu_si512(d.add(o + at).cast(), v);
+                }
+            }
+            (i, o) = (i + 256, o + 256);
+        }
+        while i + 64 <= len {
+            // SAFETY: i + 64 <= len, and o + 64 <= i + 64 writable (the contract).
+            unsafe {
+                let cur = _mm512_loadu_si512(s.add(i).cast());
+                if _mm512_movepi8_mask(cur) != 0 {
+                    break;
+                }
+                _mm512_storeu_si512(d.add(o).cast(), cur);
+            }
+            (i, o) = (i + 64, o + 64);
+        }
+        (i, o)
+    }
+
+    /// One block (its lanes in `lanes`) and the bytes before each of its bytes: its Latin-1
+    /// octets packed to the front and how many; `None` if it holds a char above U+00FF.
+    ///
+    /// A continuation byte `10xxxxxx` after 0xC2 is its Latin-1 octet already (U+0080..U+00BF);
+    /// after 0xC3 it is that plus 0x40 (U+00C0..U+00FF). Lead bytes are dropped. Only bytes
+    /// `>= 0xC4` would make a char above U+00FF.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
+    fn pack_block(cur: __m512i, prev: __m512i, lanes: u64) -> Option<(__m512i, u32)> {
+        // cur - 0x44, saturating, has its top bit set exactly where cur >= 0xC4.
+        let wide = _mm512_movepi8_mask(_mm512_subs_epu8(cur, _mm512_set1_epi8(0x44)));
+        if wide != 0 {
+            return None;
+        }
+        let lead = _mm512_cmpge_epu8_mask(cur, _mm512_set1_epi8(0xC0u8 as i8));
+        let after_c3 = _mm512_cmpeq_epi8_mask(prev, _mm512_set1_epi8(0xC3u8 as i8));
+        let value = _mm512_mask_add_epi8(cur, after_c3, cur, _mm512_set1_epi8(0x40));
+        let keep = lanes & !lead;
+        Some((_mm512_maskz_compress_epi8(keep, value), keep.count_ones()))
+    }
+
+    /// The AVX2 kernel ([`super::Kernel::Avx2`]).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2 and POPCNT; `dst.len() >= src.len()`, `*o <= *i <= src.len()`, and
+    /// `*i` is at a char boundary of the UTF-8 text `src`.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) unsafe fn narrow_avx2(
+        src: &[u8],
+        dst: &mut [u8],
+        i: &mut usize,
+        o: &mut usize,
+    ) -> Stop {
+        let (len, s, d) = (src.len(), src.as_ptr(), dst.as_mut_ptr());
+        let (c0, c3, x40) = (
+            _mm_set1_epi8(0xC0u8 as i8),
+            _mm_set1_epi8(0xC3u8 as i8),
+            _mm_set1_epi8(0x40),
+        );
+        let mut before = _mm_setzero_si128();
+        // Each step stores 8 bytes at the packed end; 32 bytes left after it are at least 8
+        // chars, which the caller writes over whatever a store left past the end.
+        while *i + 48 <= len {
+            // SAFETY: *i + 16 <= len.
+            let cur = unsafe { _mm_loadu_si128(s.add(*i).cast()) };
+            if _mm_movemask_epi8(cur) == 0 {
+                // SAFETY: *o + 16 <= *i + 16 <= dst.len().
+                unsafe { _mm_storeu_si128(d.add(*o).cast(), cur) };
+                (*i, *o, before) = (*i + 16, *o + 16, cur);
+                continue;
+            }
+            let above_c3 = _mm_cmpeq_epi8(_mm_subs_epu8(cur, c3), _mm_setzero_si128());
+            if _mm_movemask_epi8(above_c3) != 0xFFFF {
+                return stop_wide(src, i);
+            }
+            let lead = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(cur, c0), c0)) as u32;
+            // A continuation byte after 0xC3 is its octet minus 0x40 (see `pack_block`).
+            let after_c3 = _mm_cmpeq_epi8(_mm_alignr_epi8(cur, before, 15), c3);
+            let value = _mm_add_epi8(cur, _mm_and_si128(after_c3, x40));
+            let keep = !lead & 0xFFFF;
+            let (lo, hi) = ((keep & 0xFF) as usize, (keep >> 8) as usize);
+            // SAFETY: PACK rows are 8 bytes; each store writes 8 bytes at most 8 past *o,
+            // and *o + 16 <= *i + 16 <= len.
+            unsafe {
+                let lo_idx = _mm_loadl_epi64(PACK[lo].as_ptr().cast());
+                _mm_storel_epi64(d.add(*o).cast(), _mm_shuffle_epi8(value, lo_idx));
+                *o += lo.count_ones() as usize;
+                let hi_idx =
+                    _mm_add_epi8(_mm_loadl_epi64(PACK[hi].as_ptr().cast()), _mm_set1_epi8(8));
+                _mm_storel_epi64(d.add(*o).cast(), _mm_shuffle_epi8(value, hi_idx));
+                *o += hi.count_ones() as usize;
+            }
+            (*i, before) = (*i + 16, cur);
+        }
+        if *i < len {
+            resume_at_char(src, i);
+        }
+        Stop::End
+    }
+
+    /// Stops in front of the block at `*i` (see [`resume_at_char`]).
+    #[inline(always)]
+    fn stop_wide(src: &[u8], i: &mut usize) -> Stop {
+        resume_at_char(src, i);
+        Stop::Wide
+    }
+
+    /// Moves `*i` (`< src.len()`) back to a char boundary: a continuation byte there belongs
+    /// to the lead (`0xC2`/`0xC3`) just before it, which a step dropped without output.
+    #[inline(always)]
+    fn resume_at_char(src: &[u8], i: &mut usize) {
+        if src[*i] & 0xC0 == 0x80 {
+            *i -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Every kernel this CPU can run (both on an AVX-512 machine).
+    pub(in crate::latin1) fn kernels() -> Vec<Kernel> {
+        let mut all = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            if matches!(Kernel::detect(), Some(Kernel::Avx512)) {
+                all.push(Kernel::Avx512);
+            }
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
+                all.push(Kernel::Avx2);
+            }
+        }
+        all
+    }
+
+    /// Runs `kernel` from `start` (a char boundary) and checks what it wrote and where it
+    /// stopped against the chars of `s`.
+    fn check(kernel: Kernel, s: &str, start: usize) {
+        let src = s.as_bytes();
+        let mut dst = vec![0x55u8; src.len()];
+        let (mut i, mut o) = (start, s[..start].chars().count());
+        let o0 = o;
+        let stop = kernel.run(src, &mut dst, &mut i, &mut o);
+        assert!(
+            s.is_char_boundary(i),
+            "{kernel:?} stopped inside a char at {i}"
+        );
+        let want: Vec<u8> = s[start..i].chars().map(|c| c as u8).collect();
+        assert_eq!(&dst[o0..o], &want[..], "{kernel:?} from {start} to {i}");
+        assert!(
+            dst[..o0].iter().all(|&b| b == 0x55),
+            "{kernel:?} wrote before {o0}"
+        );
+        match stop {
+            Stop::End => match kernel {
+                #[cfg(target_arch = "x86_64")]
+                Kernel::Avx512 => assert_eq!(i, src.len()),
+                #[cfg(target_arch = "x86_64")]
+                // Within 48 bytes of the end, or one less where it backed up to a lead.
+                Kernel::Avx2 => assert!(i + 49 > src.len()),
+            },
+            Stop::Wide => {
+                // The block it stopped in front of (one more byte if it backed up to a lead).
+                let block = &src[i..(i + BLOCK_LIMIT + 1).min(src.len())];
+                assert!(
+                    block.iter().any(|&b| b >= 0xC4),
+                    "{kernel:?} stopped at {i}"
+                );
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn kernels_narrow_latin1_text(
+            chars in proptest::collection::vec(
+                prop_oneof![4 => 0x20u32..0x7F, 2 => 0x80u32..0x100, 1 => 0x100u32..0x800,
+                    1 => 0x800u32..0xD800, 1 => 0x10000u32..0x10FFFF],
+                0..400),
+            wide_free in any::<bool>(),
+            start_char in 0usize..40,
+        ) {
+            let s: String = chars
+                .iter()
+                .filter_map(|&c| char::from_u32(if wide_free { c & 0xFF } else { c }))
+                .collect();
+            let start = s.char_indices().nth(start_char).map_or(s.len(), |(at, _)| at);
+            for kernel in kernels() {
+                check(kernel, &s, start);
+            }
+        }
+    }
+
+    #[test]
+    fn every_alignment_of_a_two_byte_char() {
+        for k in kernels() {
+            for at in 0..200 {
+                let mut s = "x".repeat(at);
+                s.push('é');
+                s.push_str(&"y".repeat(200 - at));
+                check(k, &s, 0);
+            }
+        }
+    }
+}
