@@ -184,6 +184,11 @@ pub struct Decoder {
     total_out: u64,
     out: BytesMut,
     filled: usize,
+    /// The output room a flush makes: [`FIRST_ROOM`] (or `max_chunk` when smaller) at first,
+    /// `max_chunk` once the inflater has filled that. A short stream thus never zeroes a whole
+    /// `max_chunk` of output memory (64 KiB by default: most of the cost of setting up a
+    /// decoder).
+    room: usize,
     /// Addresses of output memory that this decoder initialised, in the allocation `out` holds
     /// (see [`Decoder::flush_out`]).
     initialised: std::ops::Range<usize>,
@@ -224,6 +229,9 @@ impl std::fmt::Debug for Decoder {
             .finish_non_exhaustive()
     }
 }
+
+/// The output room of a new decoder (see `Decoder::room`).
+const FIRST_ROOM: usize = 4096;
 
 const FTEXT_RESERVED: u8 = 0xE0;
 const FHCRC: u8 = 0x02;
@@ -275,8 +283,9 @@ impl Decoder {
             Format::Raw => State::Body,
             Format::Deflate => State::Probe,
         };
+        let room = FIRST_ROOM.min(max_chunk);
         let mut out = BytesMut::with_capacity(max_chunk);
-        out.resize(max_chunk, 0);
+        out.resize(room, 0);
         let start = out.as_ptr() as usize;
         Self {
             config,
@@ -292,7 +301,8 @@ impl Decoder {
             total_out: 0,
             out,
             filled: 0,
-            initialised: start..start + max_chunk,
+            room,
+            initialised: start..start + room,
             copied: 0,
         }
     }
@@ -343,7 +353,17 @@ impl Decoder {
     /// assert_eq!(err, CodingError::NotGzip);
     /// assert_eq!(dec.push(Bytes::new(), &mut |_| ()), Err(CodingError::Poisoned));
     /// ```
+    #[inline(always)]
     pub fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
+        // (A failed decoder is never in a header field: `push_piece` reports it.)
+        if self.input.is_empty() && self.field_continues(&piece) {
+            return Ok(());
+        }
+        self.push_piece(piece, emit)
+    }
+
+    /// [`push`](Self::push) through the rope and the state machine.
+    fn push_piece(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
         if self.state == State::Failed {
             return Err(CodingError::Poisoned);
         }
@@ -387,17 +407,22 @@ impl Decoder {
 
     /// Hands the filled output over as one piece and makes sure there is room for the next.
     ///
-    /// The room is `max_chunk` initialised bytes (flate2 writes into `&mut [u8]`). When the
+    /// The room is `room` initialised bytes (flate2 writes into `&mut [u8]`). When the
     /// consumer has dropped the earlier pieces, `reserve` reclaims the same allocation; its
     /// memory was initialised by this decoder before (zeroed once, then written by the
     /// inflater), so it is not zeroed again: re-zeroing 64 KiB per output piece cost a quarter
     /// of the instructions of inflating incompressible data.
     fn flush_out(&mut self, emit: &mut dyn FnMut(Bytes)) {
         if self.filled > 0 {
+            if self.filled == self.out.len() {
+                // Straight to the full size: the initialised range (below) must stay one
+                // range of one allocation.
+                self.room = self.config.max_chunk;
+            }
             emit(self.out.split_to(self.filled).freeze());
             self.filled = 0;
         }
-        let max = self.config.max_chunk;
+        let max = self.room;
         if self.out.len() < max / 4 || self.out.is_empty() {
             // Reclaims the buffer when the consumer dropped the earlier pieces.
             self.out.clear();
@@ -630,7 +655,8 @@ impl Decoder {
             have += 1;
         }
         self.header_crc = crc32fast::Hasher::new();
-        self.header_crc.update(&self.fixed);
+        let fixed = self.fixed;
+        self.hash_header(&fixed);
         Ok(self.after(HeaderStep::Fixed { have: 10 }))
     }
 
@@ -639,8 +665,9 @@ impl Decoder {
         if !self.gather_small(&mut have, 2) {
             return After::Wait(HeaderStep::ExtraLen { have });
         }
-        self.header_crc.update(&self.small[..2]);
-        let len = u16::from_le_bytes([self.small[0], self.small[1]]) as usize;
+        let len_bytes = [self.small[0], self.small[1]];
+        self.hash_header(&len_bytes);
+        let len = u16::from_le_bytes(len_bytes) as usize;
         After::Field(HeaderStep::Extra { left: len })
     }
 
@@ -650,9 +677,10 @@ impl Decoder {
             if self.input.is_empty() {
                 return After::Wait(HeaderStep::Extra { left });
             }
-            let chunk = self.input.chunk();
-            let n = chunk.len().min(left);
-            self.header_crc.update(&chunk[..n]);
+            let n = self.input.chunk().len().min(left);
+            if self.fixed[3] & FHCRC != 0 {
+                self.header_crc.update(&self.input.chunk()[..n]);
+            }
             self.input.advance(n);
             left -= n;
         }
@@ -666,18 +694,44 @@ impl Decoder {
                 return After::Wait(field);
             }
             let chunk = self.input.chunk();
-            match chunk.iter().position(|&b| b == 0) {
-                Some(i) => {
-                    self.header_crc.update(&chunk[..=i]);
-                    self.input.advance(i + 1);
-                    return self.after(field);
-                }
-                None => {
-                    let n = chunk.len();
-                    self.header_crc.update(chunk);
-                    self.input.advance(n);
-                }
+            let (n, ends) = match chunk.iter().position(|&b| b == 0) {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            if self.fixed[3] & FHCRC != 0 {
+                self.header_crc.update(&self.input.chunk()[..n]);
             }
+            self.input.advance(n);
+            if ends {
+                return self.after(field);
+            }
+        }
+    }
+
+    /// With the rope empty and FNAME or FCOMMENT under way, a piece without the field's zero
+    /// byte is all field: it is checksummed (with FHCRC) and dropped at once, without a trip
+    /// through the rope and the state machine. This is what keeps a long name that arrives
+    /// an octet at a time cheap.
+    #[inline(always)]
+    fn field_continues(&mut self, piece: &[u8]) -> bool {
+        if !matches!(
+            self.state,
+            State::Header(HeaderStep::Name | HeaderStep::Comment)
+        ) {
+            return false;
+        }
+        if piece.contains(&0) {
+            return false;
+        }
+        self.hash_header(piece);
+        true
+    }
+
+    /// Adds header bytes to the header's CRC-32, which only FHCRC needs.
+    #[inline]
+    fn hash_header(&mut self, bytes: &[u8]) {
+        if self.fixed[3] & FHCRC != 0 {
+            self.header_crc.update(bytes);
         }
     }
 
@@ -759,8 +813,9 @@ impl Decoder {
                 };
                 return Ok(true);
             }
-            if consumed == 0 && produced == 0 && self.filled < self.out.len() {
-                // No progress with room to write: the inflater wants more input.
+            if self.filled < self.out.len() && (self.input.is_empty() || consumed + produced == 0) {
+                // Room to write left over: the inflater has written all it could and wants
+                // more input (asking again without any would only cost a call).
                 return Ok(false);
             }
         }

@@ -10,7 +10,11 @@ use std::io::IoSlice;
 /// piece is O(1) and copies nothing.
 #[derive(Clone, Debug, Default)]
 pub struct Rope {
-    pieces: VecDeque<Bytes>,
+    /// The first piece; empty exactly when the rope is. Kept out of `rest` so that a rope
+    /// that holds one piece at a time (the usual streaming case) never touches the deque.
+    front: Bytes,
+    /// The pieces after `front`.
+    rest: VecDeque<Bytes>,
     len: usize,
 }
 
@@ -35,9 +39,14 @@ impl Rope {
     /// assert_eq!(rope.piece_count(), 1);
     /// ```
     pub fn push(&mut self, piece: Bytes) {
-        if !piece.is_empty() {
-            self.len += piece.len();
-            self.pieces.push_back(piece);
+        if piece.is_empty() {
+            return;
+        }
+        self.len += piece.len();
+        if self.front.is_empty() {
+            self.front = piece;
+        } else {
+            self.rest.push_back(piece);
         }
     }
 
@@ -71,7 +80,7 @@ impl Rope {
     /// assert_eq!(rope.piece_count(), 2);
     /// ```
     pub fn piece_count(&self) -> usize {
-        self.pieces.len()
+        usize::from(!self.front.is_empty()) + self.rest.len()
     }
 
     /// The pieces, front to back.
@@ -83,7 +92,9 @@ impl Rope {
     /// assert_eq!(rope.pieces().map(|p| p.len()).sum::<usize>(), 3);
     /// ```
     pub fn pieces(&self) -> impl Iterator<Item = &Bytes> {
-        self.pieces.iter()
+        std::iter::once(&self.front)
+            .filter(|p| !p.is_empty())
+            .chain(&self.rest)
     }
 
     /// The byte at `i`, if there is one.
@@ -95,7 +106,7 @@ impl Rope {
     /// assert_eq!((rope.get(2), rope.get(3)), (Some(b'c'), None));
     /// ```
     pub fn get(&self, mut i: usize) -> Option<u8> {
-        for p in &self.pieces {
+        for p in self.pieces() {
             if i < p.len() {
                 return Some(p[i]);
             }
@@ -114,7 +125,8 @@ impl Rope {
     /// assert!(rope.is_empty());
     /// ```
     pub fn clear(&mut self) {
-        self.pieces.clear();
+        self.front = Bytes::new();
+        self.rest.clear();
         self.len = 0;
     }
 }
@@ -125,26 +137,25 @@ impl Buf for Rope {
     }
 
     fn chunk(&self) -> &[u8] {
-        self.pieces.front().map_or(&[], |p| &p[..])
+        &self.front
     }
 
     fn advance(&mut self, mut cnt: usize) {
         assert!(cnt <= self.len, "advance past the end of the rope");
         self.len -= cnt;
         while cnt > 0 {
-            let front = self.pieces.front_mut().expect("len counts the pieces");
-            if cnt < front.len() {
-                front.advance(cnt);
+            if cnt < self.front.len() {
+                self.front.advance(cnt);
                 return;
             }
-            cnt -= front.len();
-            self.pieces.pop_front();
+            cnt -= self.front.len();
+            self.front = self.rest.pop_front().unwrap_or_default();
         }
     }
 
     fn chunks_vectored<'a>(&'a self, dst: &mut [IoSlice<'a>]) -> usize {
         let mut n = 0;
-        for (slot, p) in dst.iter_mut().zip(&self.pieces) {
+        for (slot, p) in dst.iter_mut().zip(self.pieces()) {
             *slot = IoSlice::new(p);
             n += 1;
         }
