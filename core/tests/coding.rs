@@ -454,3 +454,42 @@ fn verified_output_is_delivered_before_what_follows_fails_at_every_split() {
         }
     }
 }
+
+/// A gzip member with FNAME, FCOMMENT and FHCRC (flate2 never writes FHCRC), the header CRC
+/// computed over everything before it.
+fn member_with_header_crc(name: &[u8], comment: &[u8], body: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = vec![0x1f, 0x8b, 8, 0x02 | 0x08 | 0x10, 0, 0, 0, 0, 0, 255];
+    gz.extend_from_slice(name);
+    gz.push(0);
+    gz.extend_from_slice(comment);
+    gz.push(0);
+    let crc16 = (crc32fast::hash(&gz) & 0xffff) as u16;
+    gz.extend_from_slice(&crc16.to_le_bytes());
+    let mut raw = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    raw.write_all(body).unwrap();
+    gz.extend_from_slice(&raw.finish().unwrap());
+    gz.extend_from_slice(&crc32fast::hash(body).to_le_bytes());
+    gz.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    gz
+}
+
+#[test]
+fn header_crc_covers_name_and_comment_in_any_pieces() {
+    let body = text(3000);
+    let gz = member_with_header_crc(&[b'n'; 300], &[b'c'; 200], &body);
+    // One corrupted octet in the name, one in the comment: the header CRC no longer matches.
+    let mut bad_name = gz.clone();
+    bad_name[10 + 150] ^= 1;
+    let mut bad_comment = gz.clone();
+    bad_comment[10 + 301 + 100] ^= 1;
+    for piece in [1, 2, 3, 7, 64, 299, 300, 301, gz.len()] {
+        let pieces: Vec<&[u8]> = gz.chunks(piece).collect();
+        assert_eq!(decode_pieces(Format::Gzip, &pieces).as_ref(), Ok(&body), "{piece}");
+        for bad in [&bad_name, &bad_comment] {
+            let pieces: Vec<&[u8]> = bad.chunks(piece).collect();
+            let err = decode_pieces(Format::Gzip, &pieces).unwrap_err();
+            assert!(matches!(err, CodingError::HeaderCrcMismatch { .. }), "{piece}: {err:?}");
+        }
+    }
+}
