@@ -182,6 +182,13 @@ fn encode_with_kernel(
             while kernel.run(src, dst, &mut i, &mut o) == narrow::Stop::Wide {
                 (i, o) = chars_until(src, dst, (i, o), i + narrow::BLOCK_LIMIT, &map);
             }
+            // What a kernel leaves near the end (AVX2: up to 48 bytes) is usually ASCII: one
+            // copy, which also covers the stray bytes of its last store.
+            let rest = &src[i..];
+            if rest.is_ascii() {
+                dst[o..o + rest.len()].copy_from_slice(rest);
+                return o + rest.len();
+            }
         } else if all_ascii(src) {
             // An all-ASCII string is one memcpy.
             dst[..src.len()].copy_from_slice(src);

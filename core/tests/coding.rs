@@ -485,11 +485,18 @@ fn header_crc_covers_name_and_comment_in_any_pieces() {
     bad_comment[10 + 301 + 100] ^= 1;
     for piece in [1, 2, 3, 7, 64, 299, 300, 301, gz.len()] {
         let pieces: Vec<&[u8]> = gz.chunks(piece).collect();
-        assert_eq!(decode_pieces(Format::Gzip, &pieces).as_ref(), Ok(&body), "{piece}");
+        assert_eq!(
+            decode_pieces(Format::Gzip, &pieces).as_ref(),
+            Ok(&body),
+            "{piece}"
+        );
         for bad in [&bad_name, &bad_comment] {
             let pieces: Vec<&[u8]> = bad.chunks(piece).collect();
             let err = decode_pieces(Format::Gzip, &pieces).unwrap_err();
-            assert!(matches!(err, CodingError::HeaderCrcMismatch { .. }), "{piece}: {err:?}");
+            assert!(
+                matches!(err, CodingError::HeaderCrcMismatch { .. }),
+                "{piece}: {err:?}"
+            );
         }
     }
 }

@@ -307,3 +307,43 @@ proptest! {
         }
     }
 }
+
+/// The Huffman code written one bit at a time, padded with ones (the reference encoder).
+fn huffman_bit_by_bit(src: &[u8]) -> Vec<u8> {
+    let mut bits = Vec::new();
+    for &b in src {
+        let (code, len) = (
+            huffman::CODES[b as usize],
+            huffman::CODE_LENGTHS[b as usize],
+        );
+        bits.extend((0..len).rev().map(|i| (code >> i) & 1 == 1));
+    }
+    while bits.len() % 8 != 0 {
+        bits.push(true);
+    }
+    bits.chunks(8)
+        .map(|c| c.iter().fold(0u8, |acc, &bit| acc << 1 | u8::from(bit)))
+        .collect()
+}
+
+proptest::proptest! {
+    /// Any input, through the fast stores and the careful tail alike: the exact length gives
+    /// the reference encoding; any other length the error with the length needed.
+    #[test]
+    fn huffman_encode_into_matches_bit_by_bit(
+        src in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+        off in 1usize..40,
+        longer in proptest::prelude::any::<bool>(),
+    ) {
+        let want = huffman_bit_by_bit(&src);
+        let mut dst = vec![0u8; want.len()];
+        huffman::encode_into(&src, &mut dst).unwrap();
+        proptest::prop_assert_eq!(&dst, &want);
+        let wrong = if longer { want.len() + off } else { want.len().saturating_sub(off) };
+        if wrong != want.len() {
+            let mut dst = vec![0u8; wrong];
+            let err = huffman::encode_into(&src, &mut dst).unwrap_err();
+            proptest::prop_assert_eq!((err.dst, err.needed), (wrong, want.len()));
+        }
+    }
+}
