@@ -198,7 +198,8 @@ fn encode_with_kernel(
             dst[..src.len()].copy_from_slice(src);
             return src.len();
         } else {
-            (i, o) = (ascii_prefix_len(src), ascii_prefix_len(src));
+            i = ascii_prefix_len(src);
+            o = i;
             dst[..i].copy_from_slice(&src[..i]);
         }
     }
