@@ -168,6 +168,9 @@ fn encode_with(s: &str, dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
 }
 
 /// [`encode_with`] with the SIMD kernel chosen by the caller (tests run each one).
+///
+/// Only the entry is inlined: what it cannot finish goes to [`narrow_from`] or [`words_from`],
+/// so the common paths (a short ASCII string, a string the kernel narrows whole) stay short.
 #[inline(always)]
 fn encode_with_kernel(
     s: &str,
@@ -176,33 +179,68 @@ fn encode_with_kernel(
     kernel: Option<narrow::Kernel>,
 ) -> usize {
     let src = s.as_bytes();
-    let (mut i, mut o) = (0, 0);
-    if src.len() <= dst.len() {
-        if src.len() <= 16 {
-            if let Some(n) = small_ascii(src, dst) {
-                return n;
-            }
-        } else if let Some(kernel) = kernel.filter(|_| src.len() >= 64) {
-            while kernel.run(src, dst, &mut i, &mut o) == narrow::Stop::Wide {
-                (i, o) = chars_until(src, dst, (i, o), i + narrow::BLOCK_LIMIT, &map);
-            }
-            // What a kernel leaves near the end (AVX2: up to 48 bytes) is usually ASCII: one
-            // copy, which also covers the stray bytes of its last store.
-            let rest = &src[i..];
-            if rest.is_ascii() {
-                dst[o..o + rest.len()].copy_from_slice(rest);
-                return o + rest.len();
-            }
-        } else if all_ascii(src) {
-            // An all-ASCII string is one memcpy.
-            dst[..src.len()].copy_from_slice(src);
-            return src.len();
-        } else {
-            i = ascii_prefix_len(src);
-            o = i;
-            dst[..i].copy_from_slice(&src[..i]);
-        }
+    if src.len() > dst.len() {
+        return words_from(src, dst, (0, 0), map);
     }
+    if src.len() <= 16 {
+        if let Some(n) = small_ascii(src, dst) {
+            return n;
+        }
+        return words_from(src, dst, (0, 0), map);
+    }
+    if let Some(kernel) = kernel.filter(|_| src.len() >= 64) {
+        let (mut i, mut o) = (0, 0);
+        let stop = kernel.run(src, dst, &mut i, &mut o);
+        if stop == narrow::Stop::End && i == src.len() {
+            return o;
+        }
+        return narrow_from(src, dst, (i, o), stop, kernel, map);
+    }
+    if all_ascii(src) {
+        // An all-ASCII string is one memcpy.
+        dst[..src.len()].copy_from_slice(src);
+        return src.len();
+    }
+    let i = ascii_prefix_len(src);
+    dst[..i].copy_from_slice(&src[..i]);
+    words_from(src, dst, (i, i), map)
+}
+
+/// Goes on after `kernel` stopped at `(i, o)` for `stop`: a block with a char above U+00FF
+/// char by char and the kernel again after each, then what it leaves near the end.
+#[inline(never)]
+fn narrow_from(
+    src: &[u8],
+    dst: &mut [u8],
+    (mut i, mut o): (usize, usize),
+    mut stop: narrow::Stop,
+    kernel: narrow::Kernel,
+    map: impl Fn(u32) -> u8,
+) -> usize {
+    while stop == narrow::Stop::Wide {
+        (i, o) = chars_until(src, dst, (i, o), i + narrow::BLOCK_LIMIT, &map);
+        stop = kernel.run(src, dst, &mut i, &mut o);
+    }
+    // What a kernel leaves near the end (AVX2: up to 48 bytes) is usually ASCII: one copy,
+    // which also covers the stray bytes of its last store.
+    let rest = &src[i..];
+    if rest.is_ascii() {
+        dst[o..o + rest.len()].copy_from_slice(rest);
+        return o + rest.len();
+    }
+    words_from(src, dst, (i, o), map)
+}
+
+/// Narrows `src[i..]` into `dst[o..]` a word (8 bytes) at a time, storing each word
+/// unconditionally and advancing past its ASCII bytes, so a short ASCII run between two
+/// accented letters costs a few instructions, not a call; the last bytes char by char.
+#[inline(never)]
+fn words_from(
+    src: &[u8],
+    dst: &mut [u8],
+    (mut i, mut o): (usize, usize),
+    map: impl Fn(u32) -> u8,
+) -> usize {
     loop {
         // At least 40 input bytes remain, so at least 8 more chars will be written after this
         // step: the stray bytes a word store leaves past the new end are always overwritten.

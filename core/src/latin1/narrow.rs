@@ -182,6 +182,13 @@ mod x86 {
             let lanes = _bzhi_u64(u64::MAX, (len - i) as u32);
             // SAFETY: the bounds above.
             let cur = unsafe { _mm512_maskz_loadu_epi8(lanes, s.add(i).cast()) };
+            if _mm512_movepi8_mask(cur) == 0 {
+                // An ASCII tail is copied as it is.
+                // SAFETY: the bounds above.
+                unsafe { _mm512_mask_storeu_epi8(d.add(o).cast(), lanes, cur) };
+                (*at_i, *at_o) = (len, o + (len - i));
+                return Stop::End;
+            }
             // SAFETY: the bounds above.
             let prev = unsafe { bytes_before(s, i, lanes) };
             let Some((packed, count)) = pack_block(cur, prev, lanes) else {
@@ -246,7 +253,10 @@ mod x86 {
                     _mm512_storeu_si512(d.add(o + at).cast(), v);
                 }
             }
-            (i, o) = (i + 256, o + 256);
+            // Step back to where the output is 64-byte aligned (the bytes after it are
+            // stored again, with the same values): later stores then never split a line.
+            let step = 256 - d.wrapping_add(o) as usize % 64;
+            (i, o) = (i + step, o + step);
         }
         while i + 64 <= len {
             // SAFETY: i + 64 <= len, and o + 64 <= i + 64 writable (the contract).
@@ -434,6 +444,27 @@ pub(super) mod tests {
             let start = s.char_indices().nth(start_char).map_or(s.len(), |(at, _)| at);
             for kernel in kernels() {
                 check(kernel, &s, start);
+            }
+        }
+    }
+
+    /// Long ASCII runs go through the 256-byte copy, which steps back to align its output:
+    /// every output alignment (`start` Latin-1 chars first, two bytes each), and runs whose
+    /// ends fall on every offset of a block.
+    #[test]
+    fn long_ascii_runs_at_every_alignment() {
+        for k in kernels() {
+            for start in 0..64 {
+                for run in [256, 300, 511, 575, 700] {
+                    let s = format!(
+                        "{}{}é{}ü",
+                        "ä".repeat(start),
+                        "x".repeat(run),
+                        "y".repeat(run / 2)
+                    );
+                    check(k, &s, 0);
+                    check(k, &s, 2 * start);
+                }
             }
         }
     }
