@@ -33,6 +33,7 @@ use crate::ConfigError;
 use bytes::buf::UninitSlice;
 use bytes::{BufMut, Bytes, BytesMut};
 use std::io;
+use std::mem::MaybeUninit;
 
 /// An unsynchronized output buffer for building protocol blocks.
 ///
@@ -117,12 +118,21 @@ impl BlockWriter {
     /// ```
     #[inline]
     pub fn put_u8(&mut self, b: u8) {
-        if self.buf.len() == self.buf.capacity() {
+        let len = self.buf.len();
+        if len == self.buf.capacity() {
             self.grow();
         }
-        // `BytesMut`'s own `put_u8` is `Vec::push`'s shape: an inlined capacity check and a
-        // raw store, without the bounds check that indexing the spare capacity costs.
-        BufMut::put_u8(&mut self.buf, b);
+        // `Vec::push`'s shape: one capacity check (above) and a raw store.
+        // SAFETY: `grow` left room for at least one byte, so the spare capacity is not
+        // empty and its first byte is in the allocation; it is written before `len` is
+        // bumped over it.
+        unsafe {
+            self.buf
+                .spare_capacity_mut()
+                .as_mut_ptr()
+                .write(MaybeUninit::new(b));
+            self.buf.set_len(len + 1);
+        }
     }
 
     /// Appends `src`.
