@@ -33,7 +33,6 @@ use crate::ConfigError;
 use bytes::buf::UninitSlice;
 use bytes::{BufMut, Bytes, BytesMut};
 use std::io;
-use std::mem::MaybeUninit;
 
 /// An unsynchronized output buffer for building protocol blocks.
 ///
@@ -118,21 +117,9 @@ impl BlockWriter {
     /// ```
     #[inline]
     pub fn put_u8(&mut self, b: u8) {
-        let len = self.buf.len();
-        if len == self.buf.capacity() {
-            self.grow();
-        }
-        // `Vec::push`'s shape: one capacity check (above) and a raw store.
-        // SAFETY: `grow` left room for at least one byte, so the spare capacity is not
-        // empty and its first byte is in the allocation; it is written before `len` is
-        // bumped over it.
-        unsafe {
-            self.buf
-                .spare_capacity_mut()
-                .as_mut_ptr()
-                .write(MaybeUninit::new(b));
-            self.buf.set_len(len + 1);
-        }
+        // `BytesMut`'s own `put_u8` is `Vec::push`'s shape: an inlined capacity check and a
+        // raw store, without the bounds check that indexing the spare capacity costs.
+        BufMut::put_u8(&mut self.buf, b);
     }
 
     /// Appends `src`.
@@ -162,30 +149,6 @@ impl BlockWriter {
         let start = self.buf.len();
         self.buf.resize(start + len, 0);
         &mut self.buf[start..]
-    }
-
-    /// When a single-byte write finds the region full: lets `BytesMut` reclaim it (every
-    /// block carved from it dropped) or move to a new one, then asks the CPU to bring the next
-    /// chunk's worth of it into cache. A writer whose blocks are kept moves on to memory no
-    /// one has touched lately, and single-byte stores into lines that are not in cache stall
-    /// on each line in turn: prefetching the region took per-byte-keep from 3.2 to 2.9-3.0 ms
-    /// in an in-process A/B. Slices are copied with wide stores, which stall less; doing this
-    /// for them too cost the HPACK encoder about 5 %.
-    #[cold]
-    #[inline(never)]
-    fn grow(&mut self) {
-        self.buf.reserve(1);
-        let spare = self.buf.spare_capacity_mut();
-        let next = &spare[..spare.len().min(self.chunk)];
-        #[cfg(target_arch = "x86_64")]
-        for line in next.chunks(64) {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            // SAFETY: SSE is part of x86_64, and a prefetch is a hint: it reads nothing the
-            // program sees and cannot fault (the address is in our allocation anyway).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast()) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = next;
     }
 
     /// Number of bytes written since the last [`take`](Self::take).
