@@ -17,6 +17,8 @@
 //! kernel stops in front of it and the caller maps that block's chars one at a time.
 //! Modelled on simdutf's `utf8_to_latin1` kernels; written for this crate.
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 /// Why a kernel returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Stop {
@@ -40,21 +42,34 @@ pub(super) enum Kernel {
     Avx2,
 }
 
+/// What [`Kernel::detect`] found: 0 while not yet looked up, otherwise a code of
+/// [`Kernel::look_up`].
+static FOUND: AtomicU8 = AtomicU8::new(0);
+
 impl Kernel {
     /// The fastest kernel this CPU runs, if any: found once, then read from a cache.
     #[inline]
     pub(super) fn detect() -> Option<Kernel> {
-        use std::sync::atomic::{AtomicU8, Ordering};
-        /// 0: not yet looked up; otherwise `1 + ` the index into `[Avx512, Avx2, none]`.
-        static FOUND: AtomicU8 = AtomicU8::new(0);
-        let found = match FOUND.load(Ordering::Relaxed) {
-            0 => {
-                let found = Self::look_up();
-                FOUND.store(found, Ordering::Relaxed);
-                found
-            }
-            found => found,
-        };
+        Self::detected().unwrap_or_else(|| {
+            let found = Self::look_up();
+            FOUND.store(found, Ordering::Relaxed);
+            Self::from_code(found)
+        })
+    }
+
+    /// What [`detect`](Self::detect) found, or `None` before its first call: a load, with no
+    /// call that would make its caller save registers.
+    #[inline]
+    pub(super) fn detected() -> Option<Option<Kernel>> {
+        match FOUND.load(Ordering::Relaxed) {
+            0 => None,
+            found => Some(Self::from_code(found)),
+        }
+    }
+
+    /// The kernel a code of [`look_up`](Self::look_up) names.
+    #[inline]
+    fn from_code(found: u8) -> Option<Kernel> {
         match found {
             #[cfg(target_arch = "x86_64")]
             1 => Some(Kernel::Avx512),
@@ -81,6 +96,36 @@ impl Kernel {
             }
         }
         3
+    }
+
+    /// Copies the ASCII start of `src` into `dst` a block at a time: returns `src.len()` when
+    /// `src` is all ASCII, otherwise what `rest` returns, given `src`, `dst`, how many bytes
+    /// were copied (a char boundary at or before the first non-ASCII byte) and `self`.
+    ///
+    /// The entry's path for the commonest long input, all-ASCII text: a plain checked copy,
+    /// without the narrowing kernel's state, and `rest` called last, so neither this nor its
+    /// caller spills registers to a stack whose stores would queue behind the copy's.
+    ///
+    /// # Panics
+    ///
+    /// If `src` is shorter than 64 bytes or `dst` shorter than `src`.
+    #[inline]
+    pub(super) fn copy_ascii_then(
+        self,
+        src: &[u8],
+        dst: &mut [u8],
+        rest: impl FnOnce(&[u8], &mut [u8], usize, Kernel) -> usize,
+    ) -> usize {
+        assert!(src.len() >= 64 && dst.len() >= src.len());
+        match self {
+            // SAFETY: `detect` found the features each copy is compiled for, and the
+            // assertion above is what the copies require of their arguments.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { x86::copy_ascii_then_avx512(src, dst, rest) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { x86::copy_ascii_then_avx2(src, dst, rest) },
+        }
     }
 
     /// Narrows `src[*i..]` into `dst[*o..]`, advancing both, until the end or a block with a
@@ -203,6 +248,117 @@ mod x86 {
         Stop::End
     }
 
+    /// [`super::Kernel::copy_ascii_then`] with AVX-512.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 BW; `64 <= src.len() <= dst.len()`.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn copy_ascii_then_avx512(
+        src: &[u8],
+        dst: &mut [u8],
+        rest: impl FnOnce(&[u8], &mut [u8], usize, super::Kernel) -> usize,
+    ) -> usize {
+        // SAFETY: the contract.
+        match unsafe { copy_ascii_avx512(src, dst) } {
+            all if all == src.len() => all,
+            copied => rest(src, dst, copied, super::Kernel::Avx512),
+        }
+    }
+
+    /// Copies the ASCII start of `src` to `dst`: the first 64 bytes, then whole blocks from
+    /// where the output is 64-byte aligned, then the last 64 bytes (the bytes stored twice
+    /// get the same values). Returns how many bytes it copied: all when all are ASCII.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 BW; `64 <= src.len() <= dst.len()`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn copy_ascii_avx512(src: &[u8], dst: &mut [u8]) -> usize {
+        let (len, s, d) = (src.len(), src.as_ptr(), dst.as_mut_ptr());
+        // SAFETY: 64 <= len <= dst.len() (the contract) for the first and the last block, and
+        // `ascii_blocks` gets the same `i` and `o`, within that length.
+        unsafe {
+            let first = _mm512_loadu_si512(s.cast());
+            if _mm512_movepi8_mask(first) != 0 {
+                return 0;
+            }
+            _mm512_storeu_si512(d.cast(), first);
+            let aligned = 64 - d as usize % 64;
+            let (i, _) = ascii_blocks(s, d, aligned, aligned, len);
+            if i == len || i + 64 <= len {
+                // All ASCII, or in front of the first block that is not.
+                return i;
+            }
+            let last = _mm512_loadu_si512(s.add(len - 64).cast());
+            if _mm512_movepi8_mask(last) != 0 {
+                return i;
+            }
+            _mm512_storeu_si512(d.add(len - 64).cast(), last);
+        }
+        len
+    }
+
+    /// [`super::Kernel::copy_ascii_then`] with AVX2.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2; `64 <= src.len() <= dst.len()`.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn copy_ascii_then_avx2(
+        src: &[u8],
+        dst: &mut [u8],
+        rest: impl FnOnce(&[u8], &mut [u8], usize, super::Kernel) -> usize,
+    ) -> usize {
+        // SAFETY: the contract.
+        match unsafe { copy_ascii_avx2(src, dst) } {
+            all if all == src.len() => all,
+            copied => rest(src, dst, copied, super::Kernel::Avx2),
+        }
+    }
+
+    /// Copies the ASCII start of `src` to `dst`: 128 bytes per branch, then 32, then the last
+    /// 32 (the bytes stored twice get the same values). Returns how many bytes it copied: all
+    /// when all are ASCII.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2; `64 <= src.len() <= dst.len()`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn copy_ascii_avx2(src: &[u8], dst: &mut [u8]) -> usize {
+        let (len, s, d) = (src.len(), src.as_ptr(), dst.as_mut_ptr());
+        let mut i = 0;
+        while i + 128 <= len {
+            // SAFETY: [i, i + 128) is within len <= dst.len() (the contract).
+            unsafe {
+                let [a, b, c, e] =
+                    [0, 32, 64, 96].map(|at| _mm256_loadu_si256(s.add(i + at).cast()));
+                let any = _mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, e));
+                if _mm256_movemask_epi8(any) != 0 {
+                    break;
+                }
+                for (at, v) in [(0, a), (32, b), (64, c), (96, e)] {
+                    _mm256_storeu_si256(d.add(i + at).cast(), v);
+                }
+            }
+            i += 128;
+        }
+        // Blocks of 32 from i, then the last 32 bytes (after the blocks, all checked).
+        for at in (i..len - 31).step_by(32).chain([len - 32]) {
+            // SAFETY: at + 32 <= len <= dst.len() (the contract; len >= 64).
+            unsafe {
+                let v = _mm256_loadu_si256(s.add(at).cast());
+                if _mm256_movemask_epi8(v) != 0 {
+                    return i.max(at);
+                }
+                _mm256_storeu_si256(d.add(at).cast(), v);
+            }
+        }
+        len
+    }
+
     /// The bytes `s[i - 1..i + 63]` in the lanes of `lanes`; lane 0 is zero when `i == 0`.
     ///
     /// # Safety
@@ -227,6 +383,10 @@ mod x86 {
     /// any, four at a time while it can (one branch per 256 bytes); returns the positions
     /// after them.
     ///
+    /// After the first four, it steps back to where the output is 64-byte aligned (the bytes
+    /// after that point are stored again, with the same values): later stores then never
+    /// split a cache line.
+    ///
     /// # Safety
     ///
     /// `s` is valid for reads up to `len`, `d` for writes up to `len - i + o` bytes.
@@ -239,24 +399,14 @@ mod x86 {
         mut o: usize,
         len: usize,
     ) -> (usize, usize) {
-        while i + 256 <= len {
-            // SAFETY: i + 256 <= len, and o + 256 <= i + 256 writable (the contract).
-            unsafe {
-                let [a, b, c, e] =
-                    [0, 64, 128, 192].map(|at| _mm512_loadu_si512(s.add(i + at).cast()));
-                // a | b | c, then | e.
-                let any = _mm512_or_si512(_mm512_ternarylogic_epi32(a, b, c, 0xFE), e);
-                if _mm512_movepi8_mask(any) != 0 {
-                    break;
-                }
-                for (at, v) in [(0, a), (64, b), (128, c), (192, e)] {
-                    _mm512_storeu_si512(d.add(o + at).cast(), v);
-                }
-            }
-            // Step back to where the output is 64-byte aligned (the bytes after it are
-            // stored again, with the same values): later stores then never split a line.
+        // SAFETY: i + 256 <= len, and o + 256 <= i + 256 writable (the contract).
+        if i + 256 <= len && unsafe { copy_four(s.add(i), d.add(o)) } {
             let step = 256 - d.wrapping_add(o) as usize % 64;
             (i, o) = (i + step, o + step);
+            // SAFETY: as above.
+            while i + 256 <= len && unsafe { copy_four(s.add(i), d.add(o)) } {
+                (i, o) = (i + 256, o + 256);
+            }
         }
         while i + 64 <= len {
             // SAFETY: i + 64 <= len, and o + 64 <= i + 64 writable (the contract).
@@ -270,6 +420,28 @@ mod x86 {
             (i, o) = (i + 64, o + 64);
         }
         (i, o)
+    }
+
+    /// Copies the 256 bytes at `s` to `d` if they are all ASCII; whether it did.
+    ///
+    /// # Safety
+    ///
+    /// `s` is valid for reads and `d` for writes of 256 bytes.
+    #[inline(always)]
+    unsafe fn copy_four(s: *const u8, d: *mut u8) -> bool {
+        // SAFETY: the contract.
+        unsafe {
+            let [a, b, c, e] = [0, 64, 128, 192].map(|at| _mm512_loadu_si512(s.add(at).cast()));
+            // a | b | c, then | e.
+            let any = _mm512_or_si512(_mm512_ternarylogic_epi32(a, b, c, 0xFE), e);
+            if _mm512_movepi8_mask(any) != 0 {
+                return false;
+            }
+            for (at, v) in [(0, a), (64, b), (128, c), (192, e)] {
+                _mm512_storeu_si512(d.add(at).cast(), v);
+            }
+        }
+        true
     }
 
     /// One block (its lanes in `lanes`) and the bytes before each of its bytes: its Latin-1
@@ -464,6 +636,42 @@ pub(super) mod tests {
                     );
                     check(k, &s, 0);
                     check(k, &s, 2 * start);
+                }
+            }
+        }
+    }
+
+    /// The entry's ASCII copy at every output alignment: an all-ASCII string whole, and one
+    /// with an `é` up to at most that char, `dst` holding what it says it copied.
+    #[test]
+    fn copy_ascii_at_every_alignment() {
+        for k in kernels() {
+            for len in [64, 65, 127, 128, 319, 320, 511, 700] {
+                for wide_at in [
+                    None,
+                    Some(0),
+                    Some(63),
+                    Some(64),
+                    Some(len / 2),
+                    Some(len - 1),
+                ] {
+                    if wide_at.is_some_and(|at| at >= len) {
+                        continue;
+                    }
+                    let mut s = "x".repeat(len);
+                    if let Some(at) = wide_at {
+                        s.replace_range(at..at + 1, "é");
+                    }
+                    for offset in 0..64 {
+                        let mut buf = vec![0x55u8; len + 64];
+                        let dst = &mut buf[offset..offset + s.len()];
+                        let n = k.copy_ascii_then(s.as_bytes(), dst, |_, _, copied, _| copied);
+                        assert!(n <= wide_at.unwrap_or(len), "{k:?} {len} {wide_at:?}");
+                        if wide_at.is_none() {
+                            assert_eq!(n, len, "{k:?} {len} at {offset}");
+                        }
+                        assert_eq!(&dst[..n], &s.as_bytes()[..n], "{k:?} {len} at {offset}");
+                    }
                 }
             }
         }
