@@ -236,6 +236,11 @@ impl Encoder {
         self.size_updates();
         let mut scratch = std::mem::take(&mut self.scratch);
         for (name, value) in headers {
+            if name.is_ascii() && value.is_ascii() {
+                // ASCII text is its own Latin-1 octets.
+                self.field(name.as_bytes(), value.as_bytes(), false);
+                continue;
+            }
             scratch.clear();
             scratch.resize(name.len() + value.len(), 0);
             let n = crate::latin1::encode_lossy_into(name, &mut scratch);
@@ -270,14 +275,12 @@ impl Encoder {
             self.literal(static_name, name, value, 4, flags);
             return;
         }
-        let dynamic = self.table.find(name, value);
+        let dynamic = self.table.find_or_insert(name, value);
         if let Some(i) = dynamic.field {
             integer::encode(&mut self.out, i, 7, 0x80);
             return;
         }
-        let name_index = static_name.or(dynamic.name);
-        self.literal(name_index, name, value, 6, 0x40);
-        self.table.insert(name, value);
+        self.literal(static_name.or(dynamic.name), name, value, 6, 0x40);
     }
 
     #[inline]

@@ -11,7 +11,8 @@
 //!                   Insertion Point      Dropping Point
 //! ```
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// RFC 7541 Appendix A: index 1 is `STATIC[0]`.
 pub const STATIC: [(&[u8], &[u8]); 61] = [
@@ -127,17 +128,66 @@ pub fn find_static(name: &[u8], value: &[u8]) -> Match {
     }
 }
 
+/// The index of a name of entries 15..=61, which are unique (a `match` on the bytes: the
+/// compiler dispatches on the length, then compares the few names of that length).
 #[inline]
 fn static_regular(name: &[u8]) -> Option<usize> {
-    // Entries 15..=61 have unique names; a linear scan over names of the same length.
-    let len = name.len();
-    (15..=61).find(|&i| STATIC[i - 1].0.len() == len && STATIC[i - 1].0 == name)
+    Some(match name {
+        b"accept-charset" => 15,
+        b"accept-encoding" => 16,
+        b"accept-language" => 17,
+        b"accept-ranges" => 18,
+        b"accept" => 19,
+        b"access-control-allow-origin" => 20,
+        b"age" => 21,
+        b"allow" => 22,
+        b"authorization" => 23,
+        b"cache-control" => 24,
+        b"content-disposition" => 25,
+        b"content-encoding" => 26,
+        b"content-language" => 27,
+        b"content-length" => 28,
+        b"content-location" => 29,
+        b"content-range" => 30,
+        b"content-type" => 31,
+        b"cookie" => 32,
+        b"date" => 33,
+        b"etag" => 34,
+        b"expect" => 35,
+        b"expires" => 36,
+        b"from" => 37,
+        b"host" => 38,
+        b"if-match" => 39,
+        b"if-modified-since" => 40,
+        b"if-none-match" => 41,
+        b"if-range" => 42,
+        b"if-unmodified-since" => 43,
+        b"last-modified" => 44,
+        b"link" => 45,
+        b"location" => 46,
+        b"max-forwards" => 47,
+        b"proxy-authenticate" => 48,
+        b"proxy-authorization" => 49,
+        b"range" => 50,
+        b"referer" => 51,
+        b"refresh" => 52,
+        b"retry-after" => 53,
+        b"server" => 54,
+        b"set-cookie" => 55,
+        b"strict-transport-security" => 56,
+        b"transfer-encoding" => 57,
+        b"user-agent" => 58,
+        b"vary" => 59,
+        b"via" => 60,
+        b"www-authenticate" => 61,
+        _ => return None,
+    })
 }
 
 /// One dynamic table entry: name and value in one allocation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Entry {
-    bytes: Box<[u8]>,
+    bytes: Vec<u8>,
     name_len: usize,
 }
 
@@ -155,34 +205,122 @@ impl Entry {
 
 /// The dynamic table: newest entry first, evicting the oldest to stay within `max_size`.
 ///
-/// A table made [`with_lookup`](DynamicTable::with_lookup) (the encoder's) also keeps a hash
-/// of each entry's name and of its name and value, so that [`find`](DynamicTable::find)
-/// compares 64-bit hashes and touches the bytes of candidates only.
+/// A table made [`with_lookup`](DynamicTable::with_lookup) (the encoder's) also keeps an index
+/// ([`Lookup`]) from the hash of a name, and of a name and value, to the newest entry with
+/// it, so that [`find`](DynamicTable::find) costs two hash probes and one comparison of
+/// bytes, however many entries the table holds.
 #[derive(Clone, Debug)]
 pub struct DynamicTable {
     entries: VecDeque<Entry>,
-    /// (hash of the name, hash of name and value), parallel to `entries` when looking up.
-    hashes: Option<VecDeque<(u64, u64)>>,
+    /// The buffer of the entry evicted last, for the next entry to reuse: in steady state an
+    /// insertion evicts, so most insertions allocate nothing.
+    spare: Vec<u8>,
+    lookup: Option<Lookup>,
     size: usize,
     max_size: usize,
 }
 
+/// The encoder's index of a [`DynamicTable`]. Entries are numbered in the order they were
+/// inserted; the maps hold, per hash, the number of the newest entry with it. Eviction takes
+/// the oldest entry first, so an entry a map names is evicted only after every older entry
+/// with the same hash: removing the key then (when it still names that entry) keeps the
+/// maps exact.
+#[derive(Clone, Debug, Default)]
+struct Lookup {
+    /// How many entries were ever inserted: the newest has number `inserted - 1`.
+    inserted: u64,
+    /// (hash of the name, hash of name and value) of each entry, parallel to the entries.
+    hashes: VecDeque<(u64, u64)>,
+    /// Name hash to the number of the newest entry with that name hash.
+    by_name: HashMap<u64, u64, BuildHasherDefault<Prehashed>>,
+    /// Name-and-value hash to the number of the newest entry with it.
+    by_field: HashMap<u64, u64, BuildHasherDefault<Prehashed>>,
+}
+
+impl Lookup {
+    fn insert(&mut self, (hn, hv): (u64, u64)) {
+        self.hashes.push_front((hn, hv));
+        self.by_name.insert(hn, self.inserted);
+        self.by_field.insert(hv, self.inserted);
+        self.inserted += 1;
+    }
+
+    /// Forgets the oldest of `len` entries.
+    fn evict_oldest(&mut self, len: usize) {
+        let number = self.inserted - len as u64;
+        let (hn, hv) = self.hashes.pop_back().expect("an entry to evict");
+        if self.by_name.get(&hn) == Some(&number) {
+            self.by_name.remove(&hn);
+        }
+        if self.by_field.get(&hv) == Some(&number) {
+            self.by_field.remove(&hv);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.hashes.clear();
+        self.by_name.clear();
+        self.by_field.clear();
+    }
+
+    /// The 0-based position (0 is the newest) of the entry a map names for `hash`.
+    fn position(
+        &self,
+        map: &HashMap<u64, u64, BuildHasherDefault<Prehashed>>,
+        hash: u64,
+    ) -> Option<usize> {
+        map.get(&hash)
+            .map(|&number| (self.inserted - 1 - number) as usize)
+    }
+}
+
+/// A [`Hasher`] for keys that are hashes already: it only folds the high bits into the low
+/// ones, which the map uses to pick a bucket.
+#[derive(Clone, Copy, Debug, Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, h: u64) {
+        self.0 = h;
+    }
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+}
+
 const K: u64 = 0x517c_c1b7_2722_0a95;
 
-/// A fast non-cryptographic hash (FxHash-style, 8 bytes per step).
+/// A fast non-cryptographic hash (FxHash-style): 32 bytes per step in four independent
+/// lanes (a multiply's latency per step, not per 8 bytes), then 8 bytes per step.
 #[inline]
 fn hash(seed: u64, bytes: &[u8]) -> u64 {
+    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("8 bytes"));
+    let step = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
     let mut h = (seed ^ bytes.len() as u64).wrapping_mul(K);
-    let mut chunks = bytes.chunks_exact(8);
+    let mut blocks = bytes.chunks_exact(32);
+    if bytes.len() >= 32 {
+        let mut lanes = [h, h ^ 1, h ^ 2, h ^ 3];
+        for block in &mut blocks {
+            for (lane, c) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+                *lane = step(*lane, word(c));
+            }
+        }
+        h = lanes.into_iter().fold(0, step);
+    }
+    let mut chunks = blocks.remainder().chunks_exact(8);
     for c in &mut chunks {
-        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        h = step(h, word(c));
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
         let mut b = [0u8; 8];
         b[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(b)).wrapping_mul(K);
+        h = step(h, u64::from_le_bytes(b));
     }
     h
 }
@@ -204,7 +342,8 @@ impl DynamicTable {
     pub fn new(max_size: usize) -> Self {
         Self {
             entries: VecDeque::new(),
-            hashes: None,
+            spare: Vec::new(),
+            lookup: None,
             size: 0,
             max_size,
         }
@@ -218,7 +357,7 @@ impl DynamicTable {
     /// ```
     pub fn with_lookup(max_size: usize) -> Self {
         Self {
-            hashes: Some(VecDeque::new()),
+            lookup: Some(Lookup::default()),
             ..Self::new(max_size)
         }
     }
@@ -278,11 +417,12 @@ impl DynamicTable {
 
     fn evict_to(&mut self, limit: usize) {
         while self.size > limit {
-            let e = self.entries.pop_back().expect("size > 0 implies an entry");
-            if let Some(h) = &mut self.hashes {
-                h.pop_back();
+            if let Some(l) = &mut self.lookup {
+                l.evict_oldest(self.entries.len());
             }
+            let e = self.entries.pop_back().expect("size > 0 implies an entry");
             self.size -= e.size();
+            self.spare = e.bytes;
         }
     }
 
@@ -296,24 +436,50 @@ impl DynamicTable {
     /// assert_eq!(t.get(0), Some((&b"b"[..], &b"2"[..])));
     /// ```
     pub fn insert(&mut self, name: &[u8], value: &[u8]) {
+        let hashes = self.lookup.as_ref().map(|_| hashes(name, value));
+        self.insert_hashed(name, value, hashes);
+    }
+
+    /// [`find`](Self::find), then, when no entry holds the field, [`insert`](Self::insert):
+    /// what the encoder does with a field it indexes, hashing the field once. The [`Match`]
+    /// holds the indices from before the insertion, which is what a literal with
+    /// incremental indexing refers to (section 4.4).
+    pub(crate) fn find_or_insert(&mut self, name: &[u8], value: &[u8]) -> Match {
+        let hashes = self.lookup.as_ref().map(|_| hashes(name, value));
+        let found = self.find_hashed(name, value, hashes);
+        if found.field.is_none() {
+            self.insert_hashed(name, value, hashes);
+        }
+        found
+    }
+
+    /// [`insert`](Self::insert) with the field's [`hashes`] when looking up.
+    fn insert_hashed(&mut self, name: &[u8], value: &[u8], hashes: Option<(u64, u64)>) {
         let size = name.len() + value.len() + ENTRY_OVERHEAD;
         if size > self.max_size {
             self.entries.clear();
-            if let Some(h) = &mut self.hashes {
-                h.clear();
+            if let Some(l) = &mut self.lookup {
+                l.clear();
             }
             self.size = 0;
             return;
         }
         self.evict_to(self.max_size - size);
-        if let Some(h) = &mut self.hashes {
-            h.push_front(hashes(name, value));
+        if let (Some(l), Some(hashes)) = (&mut self.lookup, hashes) {
+            l.insert(hashes);
         }
-        let mut bytes = Vec::with_capacity(name.len() + value.len());
+        let len = name.len() + value.len();
+        // The spare buffer when it holds the entry without wasting more than it needs
+        // (so that the table's memory stays within twice its size, plus 64 octets an entry).
+        let mut bytes = std::mem::take(&mut self.spare);
+        if !(len..=2 * len + 64).contains(&bytes.capacity()) {
+            bytes = Vec::with_capacity(len);
+        }
+        bytes.clear();
         bytes.extend_from_slice(name);
         bytes.extend_from_slice(value);
         self.entries.push_front(Entry {
-            bytes: bytes.into_boxed_slice(),
+            bytes,
             name_len: name.len(),
         });
         self.size += size;
@@ -357,7 +523,17 @@ impl DynamicTable {
     /// assert_eq!(t.find(b"x-id", b"7"), Match { name: Some(63), field: None });
     /// ```
     pub fn find(&self, name: &[u8], value: &[u8]) -> Match {
-        let (name, field) = self.find_positions(name, value);
+        match self.lookup {
+            Some(_) if !self.entries.is_empty() => {
+                self.find_hashed(name, value, Some(hashes(name, value)))
+            }
+            _ => self.find_hashed(name, value, None),
+        }
+    }
+
+    /// [`find`](Self::find) with the field's [`hashes`] when looking up.
+    fn find_hashed(&self, name: &[u8], value: &[u8], hashes: Option<(u64, u64)>) -> Match {
+        let (name, field) = self.find_positions(name, value, hashes);
         let index = |i: usize| STATIC.len() + 1 + i;
         Match {
             name: name.map(index),
@@ -367,28 +543,29 @@ impl DynamicTable {
 
     /// `(0-based position of an entry with the name, position of an entry with both)`.
     #[inline]
-    fn find_positions(&self, name: &[u8], value: &[u8]) -> (Option<usize>, Option<usize>) {
+    fn find_positions(
+        &self,
+        name: &[u8],
+        value: &[u8],
+        hashes: Option<(u64, u64)>,
+    ) -> (Option<usize>, Option<usize>) {
         if self.entries.is_empty() {
             return (None, None);
         }
-        if let Some(hs) = &self.hashes {
-            let (hn, hv) = hashes(name, value);
-            let mut by_name = None;
-            for (i, &(n, v)) in hs.iter().enumerate() {
-                if n != hn {
-                    continue;
-                }
-                // Bytes are compared only for a full-hash candidate and for the first
-                // name-hash candidate.
-                let e = &self.entries[i];
-                if v == hv && e.name() == name && e.value() == value {
+        if let (Some(l), Some((hn, hv))) = (&self.lookup, hashes) {
+            // The newest entry with the hashes; bytes compared once. On a hash collision
+            // (another field with the same 64-bit hash) the scan below decides.
+            if let Some(i) = l.position(&l.by_field, hv) {
+                if self.entries[i].name() == name && self.entries[i].value() == value {
                     return (Some(i), Some(i));
                 }
-                if by_name.is_none() && e.name() == name {
-                    by_name = Some(i);
+            } else if let Some(i) = l.position(&l.by_name, hn) {
+                if self.entries[i].name() == name {
+                    return (Some(i), None);
                 }
+            } else {
+                return (None, None);
             }
-            return (by_name, None);
         }
         let mut by_name = None;
         for (i, e) in self.entries.iter().enumerate() {
@@ -400,5 +577,82 @@ impl DynamicTable {
             }
         }
         (by_name, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What a test does to a table: insert a field (from small alphabets, so that names and
+    /// fields repeat), or change the maximum size (evicting).
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(u8, u8),
+        /// What the encoder does: insert only a field no entry holds.
+        FindOrInsert(u8, u8),
+        Resize(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0u8..6, 0u8..6).prop_map(|(n, v)| Op::Insert(n, v)),
+            4 => (0u8..6, 0u8..6).prop_map(|(n, v)| Op::FindOrInsert(n, v)),
+            1 => (0usize..400).prop_map(Op::Resize),
+        ]
+    }
+
+    fn field(n: u8, v: u8) -> (Vec<u8>, Vec<u8>) {
+        (
+            format!("name-{n}").into_bytes(),
+            "v".repeat(usize::from(v) * 7).into_bytes(),
+        )
+    }
+
+    #[test]
+    fn static_regular_names_every_unique_name() {
+        for (i, (name, _)) in STATIC.iter().enumerate().skip(14) {
+            assert_eq!(static_regular(name), Some(i + 1));
+        }
+        for name in [&b":method"[..], b"", b"x-id", b"accept-charsets", b"Accept"] {
+            assert_eq!(static_regular(name), None);
+        }
+    }
+
+    proptest! {
+        /// The encoder's index finds what a scan of the entries finds, after any sequence of
+        /// inserts and evictions, and `find_or_insert` is `find`, then `insert` when no
+        /// entry holds the field.
+        #[test]
+        fn lookup_finds_what_a_scan_finds(ops in proptest::collection::vec(op(), 0..200)) {
+            let (mut indexed, mut scanned) = (DynamicTable::with_lookup(300), DynamicTable::new(300));
+            for op in ops {
+                match op {
+                    Op::Insert(n, v) => {
+                        let (name, value) = field(n, v);
+                        indexed.insert(&name, &value);
+                        scanned.insert(&name, &value);
+                    }
+                    Op::FindOrInsert(n, v) => {
+                        let (name, value) = field(n, v);
+                        let found = scanned.find(&name, &value);
+                        prop_assert_eq!(indexed.find_or_insert(&name, &value), found);
+                        if found.field.is_none() {
+                            scanned.insert(&name, &value);
+                        }
+                    }
+                    Op::Resize(max) => {
+                        indexed.set_max_size(max);
+                        scanned.set_max_size(max);
+                    }
+                }
+                prop_assert!(indexed.iter().eq(scanned.iter()));
+                for (n, v) in (0..7).flat_map(|n| (0..7).map(move |v| (n, v))) {
+                    let (name, value) = field(n, v);
+                    prop_assert_eq!(indexed.find(&name, &value), scanned.find(&name, &value));
+                }
+            }
+        }
     }
 }
