@@ -378,16 +378,17 @@ impl<'a> Decoding<'a> {
         Ok(d.steps)
     }
 
-    /// Decodes while 8 input octets remain: refill 8 at a time, then up to three short
+    /// Decodes while 8 input octets remain: refill 8 at a time, then up to four short
     /// steps (at most 14 bits each) from the 56 or more bits in the window.
     #[inline(always)]
     fn bulk(&mut self) -> Result<(), HuffmanError> {
         while self.next + 8 <= self.src.len() {
             self.refill8();
-            for _ in 0..3 {
+            for _ in 0..4 {
                 let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
                 if step == 0 {
-                    // The long step needs up to 37 bits: at most 28 have been used.
+                    // A long code takes up to 30 bits: when fewer are left, `long_step`
+                    // leaves it for the next round, after the refill.
                     self.long_step()?;
                     break;
                 }
@@ -397,15 +398,13 @@ impl<'a> Decoding<'a> {
         Ok(())
     }
 
-    /// Decodes the last octets, refilling one at a time: whole steps while the window holds
+    /// Decodes the last octets, loading them a word at a time: whole steps while the window holds
     /// a step table index of valid bits, then every code checked against the bits left.
     #[inline(always)]
     fn tail(&mut self) -> Result<(), HuffmanError> {
         loop {
-            while self.avail <= 56 && self.next < self.src.len() {
-                self.window |= u64::from(self.src[self.next]) << (56 - self.avail);
-                self.avail += 8;
-                self.next += 1;
+            if self.avail <= 56 && self.next < self.src.len() {
+                self.refill_end();
             }
             if self.avail >= STEP_BITS {
                 let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
@@ -433,6 +432,29 @@ impl<'a> Decoding<'a> {
         self.avail += taken << 3;
     }
 
+    /// Loads what fits of the last (fewer than 8) input octets into the window: at once when
+    /// the input has 8 octets to load a word from, else one octet at a time.
+    #[inline(always)]
+    fn refill_end(&mut self) {
+        let len = self.src.len();
+        let Some(last8) = len.checked_sub(8).map(|start| &self.src[start..]) else {
+            while self.avail <= 56 && self.next < len {
+                self.window |= u64::from(self.src[self.next]) << (56 - self.avail);
+                self.avail += 8;
+                self.next += 1;
+            }
+            return;
+        };
+        // The octets left, at the top of a word (`bulk` left 1 to 7 of them).
+        let left = len - self.next;
+        debug_assert!((1..8).contains(&left));
+        let word = u64::from_be_bytes(last8.try_into().expect("8 octets")) << (64 - 8 * left);
+        self.window |= word >> self.avail;
+        let taken = left.min((64 - self.avail as usize) / 8);
+        self.next += taken;
+        self.avail += 8 * taken as u32;
+    }
+
     /// Writes the one or two symbols of `step` and drops their bits.
     #[inline(always)]
     fn emit(&mut self, step: u8) {
@@ -449,9 +471,10 @@ impl<'a> Decoding<'a> {
             self.out.add(self.written + 1).write(second as u8);
         }
         self.written += usize::from(step >> 6);
-        let used = u32::from(step & 63);
-        self.window <<= used;
-        self.avail -= used;
+        // `wrapping_shl` takes the shift modulo 64, that is bits 0-5 of the step: the same
+        // shift without a mask on the chain (x86's shifts mask their count themselves).
+        self.window = self.window.wrapping_shl(u32::from(step));
+        self.avail -= u32::from(step & 63);
         self.steps += 1;
     }
 
