@@ -72,7 +72,7 @@ criterion times.",
         Variant {
             name: "adaptive",
             role: Role::Optimized,
-            about: "folding state kept across pieces: 16 streams folded a 256-octet block at a time (VPCLMULQDQ with AVX-512), partial blocks held back, one reduction at the end (wirelab::coding::crc::Adaptive)",
+            about: "folding state kept across pieces: 16 streams folded a 256-octet block at a time (VPCLMULQDQ with AVX-512, the streams in registers over the whole rope), partial chunks held back, one reduction at the end (wirelab::coding::crc::adaptive, Adaptive::extend)",
             build: |r| checksum(r, |r| crc::adaptive(r.rope.iter().map(|b| &b[..]))),
         },
         Variant {

@@ -54,9 +54,7 @@ where
     I: IntoIterator<Item = &'a [u8]>,
 {
     let mut a = Adaptive::new();
-    for p in pieces {
-        a.update(p);
-    }
+    a.extend(pieces);
     a.finalize()
 }
 
@@ -83,6 +81,27 @@ impl std::fmt::Debug for Adaptive {
         f.debug_struct("Adaptive")
             .field("pending", &pending)
             .finish()
+    }
+}
+
+impl<'a> Extend<&'a [u8]> for Adaptive {
+    /// Adds every piece, in order: what [`update`](Adaptive::update) piece by piece does, and
+    /// with AVX-512 faster on a rope of short pieces (the folding state stays in registers
+    /// from one piece to the next).
+    ///
+    /// ```
+    /// let mut crc = wirelab::coding::crc::Adaptive::new();
+    /// crc.extend([&b"1234"[..], b"5", b"6789"]);
+    /// assert_eq!(crc.finalize(), 0xCBF4_3926);
+    /// ```
+    fn extend<T: IntoIterator<Item = &'a [u8]>>(&mut self, pieces: T) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(fold) = &mut self.fold {
+            return fold.update_all(pieces.into_iter());
+        }
+        pieces
+            .into_iter()
+            .for_each(|piece| self.plain.update(piece));
     }
 }
 

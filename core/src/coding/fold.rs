@@ -155,6 +155,23 @@ impl Folding {
         }
     }
 
+    /// Adds every piece of `pieces`, in order: as [`update`](Self::update) piece by piece,
+    /// except that with AVX-512 the streams stay in registers from one piece to the next
+    /// (a rope of 64-octet pieces then costs a fold per piece, not a call and a round trip
+    /// of the streams through memory).
+    pub(super) fn update_all<'a, I: Iterator<Item = &'a [u8]>>(&mut self, mut pieces: I) {
+        while self.streams.is_none() {
+            let Some(piece) = pieces.next() else { return };
+            self.update(piece);
+        }
+        match self.kernel {
+            // SAFETY: `kernel` comes from `Kernel::detect`, which returns `Avx512` only once
+            // the CPU has AVX-512F and VPCLMULQDQ, the features `fold_rope_avx512` enables.
+            Kernel::Avx512 => unsafe { fold_rope_avx512(self, pieces) },
+            Kernel::Pclmul => pieces.for_each(|piece| self.update(piece)),
+        }
+    }
+
     /// Moves the head of `piece` into `pending` until it holds the first 256 octets (which
     /// start the streams) or a whole chunk (which is folded); returns the rest of `piece`.
     fn fill_pending<'p>(&mut self, piece: &'p [u8]) -> &'p [u8] {
@@ -284,19 +301,25 @@ fn fold_pclmul(streams: &mut [u8; BLOCK], mut phase: usize, mut chunks: &[u8]) -
     phase
 }
 
+/// The constants for a distance of 2048 bits in each 128-bit lane.
+#[target_feature(enable = "avx512f")]
+fn k_2048_512() -> __m512i {
+    _mm512_set_epi64(
+        K_2048_HIGH,
+        K_2048_LOW,
+        K_2048_HIGH,
+        K_2048_LOW,
+        K_2048_HIGH,
+        K_2048_LOW,
+        K_2048_HIGH,
+        K_2048_LOW,
+    )
+}
+
 /// As [`fold_pclmul`], four streams per multiply over 512-bit registers.
 #[target_feature(enable = "avx512f,vpclmulqdq,pclmulqdq,sse4.1")]
 fn fold_avx512(streams: &mut [u8; BLOCK], mut phase: usize, mut chunks: &[u8]) -> usize {
-    let k = _mm512_set_epi64(
-        K_2048_HIGH,
-        K_2048_LOW,
-        K_2048_HIGH,
-        K_2048_LOW,
-        K_2048_HIGH,
-        K_2048_LOW,
-        K_2048_HIGH,
-        K_2048_LOW,
-    );
+    let k = k_2048_512();
     while phase != 0 && !chunks.is_empty() {
         chunk_avx512(streams, phase, &chunks[..CHUNK], k);
         (phase, chunks) = ((phase + 1) % 4, &chunks[CHUNK..]);
@@ -323,6 +346,59 @@ fn fold_avx512(streams: &mut [u8; BLOCK], mut phase: usize, mut chunks: &[u8]) -
         (phase, chunks) = ((phase + 1) % 4, &chunks[CHUNK..]);
     }
     phase
+}
+
+/// [`Folding::update_all`] with AVX-512, once the streams have started: `s[0]` holds the
+/// streams of the phase the next chunk folds into, `s[1]` the next phase's, and so on; a
+/// single chunk folds into `s[0]` and rotates the four, four chunks fold one into each.
+#[target_feature(enable = "avx512f,vpclmulqdq")]
+fn fold_rope_avx512<'a, I: Iterator<Item = &'a [u8]>>(f: &mut Folding, pieces: I) {
+    let k = k_2048_512();
+    let streams = f.streams.as_mut().expect("the caller started the streams");
+    let at = |phase: usize, i: usize| CHUNK * ((phase + i) % 4);
+    // SAFETY: `at` is a multiple of 64 below 256, within the 256 octets of `streams`.
+    let mut s: [__m512i; 4] =
+        std::array::from_fn(|i| unsafe { load512(&streams.0, at(f.phase, i)) });
+    let mut phase = f.phase;
+    let mut one = |s: &mut [__m512i; 4], chunk: &[u8]| {
+        // SAFETY: `chunk` holds 64 octets (a whole chunk of a piece, or the full pending).
+        let folded = fold512(s[0], unsafe { load512(chunk, 0) }, k);
+        *s = [s[1], s[2], s[3], folded];
+        phase = (phase + 1) % 4;
+    };
+    for mut piece in pieces {
+        if f.pending_len > 0 {
+            let take = piece.len().min(CHUNK - f.pending_len);
+            f.pending[f.pending_len..f.pending_len + take].copy_from_slice(&piece[..take]);
+            f.pending_len += take;
+            piece = &piece[take..];
+            if f.pending_len < CHUNK {
+                continue;
+            }
+            one(&mut s, &f.pending[..CHUNK]);
+            f.pending_len = 0;
+        }
+        let mut periods = piece.chunks_exact(BLOCK);
+        for period in &mut periods {
+            // SAFETY: the loads are at 64i for i < 4, within the period's 256 octets.
+            s = std::array::from_fn(|i| fold512(s[i], unsafe { load512(period, CHUNK * i) }, k));
+        }
+        let mut chunks = periods.remainder().chunks_exact(CHUNK);
+        for chunk in &mut chunks {
+            one(&mut s, chunk);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            // (A call to copy: the branch keeps whole pieces clear of its register spills.)
+            f.pending[..rest.len()].copy_from_slice(rest);
+            f.pending_len = rest.len();
+        }
+    }
+    for (i, stream) in s.iter().enumerate() {
+        // SAFETY: as for the loads.
+        unsafe { _mm512_storeu_si512(streams.0.as_mut_ptr().add(at(phase, i)).cast(), *stream) };
+    }
+    f.phase = phase;
 }
 
 /// Folds the 16 streams into one, oldest first (the chunk at `phase` holds the oldest of the
@@ -407,8 +483,48 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_rope_at_once_gives_crc32fasts_crc() {
+        let data: Vec<u8> = (0..5000).map(|i| (i * 31 + i / 3) as u8).collect();
+        for kernel in kernels() {
+            for size in [1, 7, 63, 64, 65, 100, 255, 256, 257, 320, 1000, 4096] {
+                let mut f = Folding::new(kernel);
+                f.update_all(data.chunks(size));
+                assert_eq!(f.value(), crc32fast::hash(&data), "{kernel:?} {size}");
+            }
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Each kernel, given a random head piece by piece and then random pieces at once
+        /// (`update_all`), then one more piece, agrees with crc32fast after each.
+        #[test]
+        fn a_rope_at_once_continues_and_is_continued(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..3000),
+            head in 0usize..700,
+            cuts in proptest::collection::vec(0usize..300, 0..40),
+            tail in 0usize..200,
+        ) {
+            let head = head.min(data.len());
+            let tail_at = data.len() - tail.min(data.len() - head);
+            let mut pieces = Vec::new();
+            let mut at = head;
+            for cut in cuts.iter().chain([&usize::MAX]) {
+                let end = at.saturating_add(*cut).min(tail_at);
+                pieces.push(&data[at..end]);
+                at = end;
+            }
+            for kernel in kernels() {
+                let mut f = Folding::new(kernel);
+                f.update(&data[..head]);
+                f.update_all(pieces.iter().copied());
+                proptest::prop_assert_eq!(f.value(), crc32fast::hash(&data[..tail_at]));
+                f.update(&data[tail_at..]);
+                proptest::prop_assert_eq!(f.value(), crc32fast::hash(&data));
+            }
+        }
 
         /// Each kernel, on random octets cut at random places, agrees with crc32fast (the
         /// portable path and the peer) after every fragment.
