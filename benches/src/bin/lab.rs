@@ -92,7 +92,7 @@ enum Cmd {
         selection: Vec<String>,
     },
     /// Fuzz one target (or `all`, one after another) with cargo-fuzz, which is installed when
-    /// missing. Findings land in fuzz/artifacts/<target>/ and fail the command.
+    /// missing. Findings land in `fuzz/artifacts/<target>/` and fail the command.
     Fuzz {
         /// A target of fuzz/Cargo.toml, or `all`.
         target: String,

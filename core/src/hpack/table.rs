@@ -206,7 +206,7 @@ impl Entry {
 /// The dynamic table: newest entry first, evicting the oldest to stay within `max_size`.
 ///
 /// A table made [`with_lookup`](DynamicTable::with_lookup) (the encoder's) also keeps an index
-/// ([`Lookup`]) from the hash of a name, and of a name and value, to the newest entry with
+/// from the hash of a name, and of a name and value, to the newest entry with
 /// it, so that [`find`](DynamicTable::find) costs two hash probes and one comparison of
 /// bytes, however many entries the table holds.
 #[derive(Clone, Debug)]
