@@ -119,26 +119,49 @@ pub fn encoded_len(src: &[u8]) -> usize {
 /// ```
 pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), LengthMismatch> {
     let mut acc: u64 = 0; // pending bits, right-aligned
-    let mut bits: u32 = 0;
+    let mut bits: u32 = 0; // below 32 between steps
     let mut o = 0;
-    for &b in src {
+    let mut flush = |acc: u64, bits: &mut u32, o: &mut usize| {
+        if *bits >= 32 {
+            *bits -= 32;
+            let word = ((acc >> *bits) as u32).to_be_bytes();
+            let Some(d) = dst.get_mut(*o..*o + 4) else {
+                return Err(LengthMismatch {
+                    dst: dst.len(),
+                    needed: encoded_len(src),
+                });
+            };
+            d.copy_from_slice(&word);
+            *o += 4;
+        }
+        Ok(())
+    };
+    // Four codes at a time: they are joined apart from the accumulator, which then takes one
+    // shift, one or and one flush check per four codes instead of per code. Text's codes
+    // (5-8 bits) join within 32 bits; longer groups go code by code.
+    let mut groups = src.chunks_exact(4);
+    for g in &mut groups {
+        let code = |i: usize| u64::from(CODES[g[i] as usize]);
+        let len = |i: usize| u32::from(CODE_LENGTHS[g[i] as usize]);
+        let (len01, len23) = (len(0) + len(1), len(2) + len(3));
+        if len01 + len23 <= 32 {
+            let joined = (((code(0) << len(1)) | code(1)) << len23) | (code(2) << len(3)) | code(3);
+            acc = (acc << (len01 + len23)) | joined;
+            bits += len01 + len23;
+            flush(acc, &mut bits, &mut o)?;
+        } else {
+            for i in 0..4 {
+                acc = (acc << len(i)) | code(i);
+                bits += len(i);
+                flush(acc, &mut bits, &mut o)?;
+            }
+        }
+    }
+    for &b in groups.remainder() {
         let len = u32::from(CODE_LENGTHS[b as usize]);
         acc = (acc << len) | u64::from(CODES[b as usize]);
         bits += len;
-        if bits >= 32 {
-            bits -= 32;
-            let word = ((acc >> bits) as u32).to_be_bytes();
-            match dst.get_mut(o..o + 4) {
-                Some(d) => d.copy_from_slice(&word),
-                None => {
-                    return Err(LengthMismatch {
-                        dst: dst.len(),
-                        needed: encoded_len(src),
-                    });
-                }
-            }
-            o += 4;
-        }
+        flush(acc, &mut bits, &mut o)?;
     }
     // Flush the remaining whole octets, then pad the last one with ones (the EOS prefix).
     if !bits.is_multiple_of(8) {
