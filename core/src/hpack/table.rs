@@ -12,7 +12,7 @@
 //! ```
 
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 /// RFC 7541 Appendix A: index 1 is `STATIC[0]`.
 pub const STATIC: [(&[u8], &[u8]); 61] = [
@@ -293,43 +293,17 @@ impl Hasher for Prehashed {
     }
 }
 
-const K: u64 = 0x517c_c1b7_2722_0a95;
+/// The hasher of names and values: foldhash with a fixed seed (the same hashes in every run,
+/// which keeps the lab's instruction counts exact).
+const HASHER: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0x7541);
 
-/// A fast non-cryptographic hash (FxHash-style): 32 bytes per step in four independent
-/// lanes (a multiply's latency per step, not per 8 bytes), then 8 bytes per step.
-#[inline]
-fn hash(seed: u64, bytes: &[u8]) -> u64 {
-    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("8 bytes"));
-    let step = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
-    let mut h = (seed ^ bytes.len() as u64).wrapping_mul(K);
-    let mut blocks = bytes.chunks_exact(32);
-    if bytes.len() >= 32 {
-        let mut lanes = [h, h ^ 1, h ^ 2, h ^ 3];
-        for block in &mut blocks {
-            for (lane, c) in lanes.iter_mut().zip(block.chunks_exact(8)) {
-                *lane = step(*lane, word(c));
-            }
-        }
-        h = lanes.into_iter().fold(0, step);
-    }
-    let mut chunks = blocks.remainder().chunks_exact(8);
-    for c in &mut chunks {
-        h = step(h, word(c));
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut b = [0u8; 8];
-        b[..rest.len()].copy_from_slice(rest);
-        h = step(h, u64::from_le_bytes(b));
-    }
-    h
-}
-
-/// The two hashes [`DynamicTable::find`] compares.
+/// The two hashes [`DynamicTable::find`] compares: of the name, and of the name and value.
+/// The name and the value are hashed apart (two chains of multiplies that overlap), then
+/// joined.
 #[inline]
 fn hashes(name: &[u8], value: &[u8]) -> (u64, u64) {
-    let n = hash(0, name);
-    (n, hash(n, value))
+    let n = HASHER.hash_one(name);
+    (n, n ^ HASHER.hash_one(value).rotate_left(32))
 }
 
 impl DynamicTable {
