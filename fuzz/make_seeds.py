@@ -58,3 +58,11 @@ for target in ["hpack_roundtrip", "coding_roundtrip", "latin1_diff", "block_ops"
         put(target, f"random-{n}", bytes(rng.randrange(256) for _ in range(n)))
 put("latin1_diff", "text", "plain ascii, Latin-1 é ÿ, and € beyond".encode() + bytes(8))
 put("coding_roundtrip", "text", bytes([0, 6, 1, 0, 16, 3]) + text[:2000])
+
+# crc_pieces: byte 0 = number of cut bytes, each cut = a piece of 3 * cut octets, then the octets.
+crc_rng = random.Random(32)
+octets = bytes(crc_rng.randrange(256) for _ in range(5000))
+put("crc_pieces", "pieces-of-63", bytes([60]) + bytes([21] * 60) + octets)
+put("crc_pieces", "pieces-mixed", bytes([12, 1, 85, 86, 0, 255, 21, 22, 100, 3, 200, 64, 43]) + octets)
+put("crc_pieces", "one-piece", bytes([0]) + octets)
+put("crc_pieces", "empty", bytes([5, 0, 0, 0, 0, 0]))

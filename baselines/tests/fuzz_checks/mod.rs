@@ -33,6 +33,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("latin1_diff", latin1_diff),
     ("block_ops", block_ops),
     ("write_to_diff", write_to_diff),
+    ("crc_pieces", crc_pieces),
 ];
 
 const TABLE_SIZES: [usize; 5] = [0, 64, 256, 4096, 65536];
@@ -697,4 +698,41 @@ pub fn write_to_diff(data: &[u8]) {
     let mut buf = Rope::from(pieces());
     wirelab_baselines::write_to::write_to_temp_fitted(&mut buf, &mut w).expect("fitted");
     assert_eq!(w.out, expected, "the fitted copy differs");
+}
+
+/// `crc_pieces`: byte 0 says how many of the next bytes are cuts; each cut is a piece length
+/// (0 to 765 octets); the rest of the input is cut into those pieces (and a last piece with
+/// what is left). The naive twin (copy the pieces together, then checksum), crc32fast per
+/// fragment, `Adaptive` piece by piece, `Adaptive::extend` over the rope, and a mix of the two
+/// (a head piece by piece, the rest at once) must give one CRC.
+pub fn crc_pieces(data: &[u8]) {
+    use wirelab::coding::crc::{self, Adaptive};
+    let Some((&cuts, rest)) = data.split_first() else {
+        return;
+    };
+    let (cuts, octets) = rest.split_at(usize::from(cuts).min(rest.len()));
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    for &cut in cuts {
+        let end = (at + usize::from(cut) * 3).min(octets.len());
+        pieces.push(Bytes::copy_from_slice(&octets[at..end]));
+        at = end;
+    }
+    pieces.push(Bytes::copy_from_slice(&octets[at..]));
+    let want = wirelab_baselines::coding::crc_copy_then_checksum(&pieces);
+    let slices = || pieces.iter().map(|p| &p[..]);
+    assert_eq!(crc::per_fragment(slices()), want, "per fragment");
+    assert_eq!(crc::adaptive(slices()), want, "adaptive over the rope");
+    let mut one_by_one = Adaptive::new();
+    slices().for_each(|p| one_by_one.update(p));
+    assert_eq!(one_by_one.value(), want, "adaptive piece by piece");
+    let mut mixed = Adaptive::new();
+    let head = cuts.len() / 2;
+    slices().take(head).for_each(|p| mixed.update(p));
+    mixed.extend(slices().skip(head));
+    assert_eq!(
+        mixed.finalize(),
+        want,
+        "a head piece by piece, the rest at once"
+    );
 }
