@@ -232,9 +232,9 @@ struct Lookup {
     /// (hash of the name, hash of name and value) of each entry, parallel to the entries.
     hashes: VecDeque<(u64, u64)>,
     /// Name hash to the number of the newest entry with that name hash.
-    by_name: HashMap<u64, u64, BuildHasherDefault<Prehashed>>,
+    by_name: NewestBy,
     /// Name-and-value hash to the number of the newest entry with it.
-    by_field: HashMap<u64, u64, BuildHasherDefault<Prehashed>>,
+    by_field: NewestBy,
 }
 
 impl Lookup {
@@ -264,15 +264,15 @@ impl Lookup {
     }
 
     /// The 0-based position (0 is the newest) of the entry a map names for `hash`.
-    fn position(
-        &self,
-        map: &HashMap<u64, u64, BuildHasherDefault<Prehashed>>,
-        hash: u64,
-    ) -> Option<usize> {
+    fn position(&self, map: &NewestBy, hash: u64) -> Option<usize> {
         map.get(&hash)
             .map(|&number| (self.inserted - 1 - number) as usize)
     }
 }
+
+/// A hash (of a name, or of a name and value) to the insertion number of the newest entry with
+/// it.
+type NewestBy = HashMap<u64, u64, BuildHasherDefault<Prehashed>>;
 
 /// A [`Hasher`] for keys that are hashes already: it only folds the high bits into the low
 /// ones, which the map uses to pick a bucket.
