@@ -168,6 +168,36 @@ impl ExperimentData {
     }
 }
 
+/// What a fresh verification of a page lacks against the page's committed data: the
+/// workloads, variants and cases the committed report has and this run did not measure (one
+/// line per kind, such as `workloads alice29, urls`; a case is named only when its workload and
+/// variant both are there). Empty when the run covers everything committed: only then may it
+/// replace the committed report.
+pub fn lost(committed: &ExperimentData, fresh: &Verification) -> Vec<String> {
+    let has_workload = |name: &str| fresh.workloads.iter().any(|w| w.name == name);
+    let has_variant = |name: &str| fresh.variants.iter().any(|v| v.name == name);
+    let workloads = committed.workloads.iter().map(|w| w.name.as_str());
+    let variants = committed.variants.iter().map(|v| v.name.as_str());
+    let cases = committed.cases.keys().filter(|id| {
+        let mut parts = id.splitn(3, '/').skip(1);
+        let (w, v) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        has_workload(w) && has_variant(v) && !fresh.outputs.contains_key(*id)
+    });
+    let kinds: [(&str, Vec<&str>); 3] = [
+        (
+            "workloads",
+            workloads.filter(|w| !has_workload(w)).collect(),
+        ),
+        ("variants", variants.filter(|v| !has_variant(v)).collect()),
+        ("cases", cases.map(String::as_str).collect()),
+    ];
+    kinds
+        .into_iter()
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(kind, names)| format!("{kind} {}", names.join(", ")))
+        .collect()
+}
+
 /// What the verifying run of one experiment page recorded: its ladder, its workloads and each
 /// case's output. The list of cases a report has is this file's.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

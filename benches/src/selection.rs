@@ -105,6 +105,18 @@ impl Selection {
         Selection { picks }
     }
 
+    /// This selection without the pages `dropped`; `None` when nothing is left (an empty
+    /// selection would mean everything).
+    pub fn without(&self, dropped: &[String]) -> Option<Selection> {
+        let picks: Vec<Pick> = self
+            .experiments()
+            .iter()
+            .filter(|e| !dropped.contains(&e.id()))
+            .flat_map(|e| self.narrowed_to(&e.id()).picks)
+            .collect();
+        (!picks.is_empty()).then_some(Selection { picks })
+    }
+
     /// Fails when a pick names a workload `exp` does not have (`workloads`: the ones it has).
     ///
     /// # Errors

@@ -177,6 +177,6 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
-        std::process::exit(1);
+        std::process::exit(e.downcast_ref::<tools::Exit>().map_or(1, |x| x.code));
     }
 }

@@ -4,8 +4,10 @@
 use crate::{harness, receipt, report, tools, verify};
 use anyhow::Result;
 use std::time::Instant;
+use wirelab_bench::data;
+use wirelab_bench::paths::data_file;
 use wirelab_bench::progress::fmt_secs;
-use wirelab_bench::records::{self, Durations, ExperimentData};
+use wirelab_bench::records::{self, Durations, ExperimentData, Metric, Verification};
 use wirelab_bench::report::{fmt_count, fmt_ns};
 use wirelab_bench::selection::Selection;
 
@@ -47,11 +49,20 @@ fn phase(n: usize, what: &str, started: Instant) {
 pub fn run(args: &Args) -> Result<()> {
     let sel = Selection::parse(&args.selection).map_err(anyhow::Error::msg)?;
     let started = Instant::now();
-    // Check the tools before spending minutes on wall time.
-    tools::preflight_icount()?;
     phase(1, "verify", started);
     verify::run(&sel)?;
     let verify_s = started.elapsed().as_secs_f64();
+    let publishing = !(args.no_report || args.quick);
+    let kept = if publishing {
+        kept_pages(&sel)?
+    } else {
+        Vec::new()
+    };
+    let Some(sel) = sel.without(&unmeasurable(&sel)?) else {
+        return missing_data(&kept);
+    };
+    // Check the tools before spending minutes on wall time.
+    tools::preflight_icount()?;
     let mut receipt = receipt::make(args.quick)?;
     phase(2, "wall time (criterion)", started);
     let wall_s = if args.reuse_wall {
@@ -72,19 +83,7 @@ pub fn run(args: &Args) -> Result<()> {
         total: started.elapsed().as_secs_f64(),
     };
     receipt.durations_s = Some(durations);
-    let what = if sel.to_string().is_empty() {
-        "every experiment".to_owned()
-    } else {
-        format!("`{sel}`")
-    };
-    eprintln!(
-        "\nlab: measured {what} in {}: verify {}, wall time {}, instructions {}, allocations {}",
-        fmt_secs(durations.total),
-        fmt_secs(verify_s),
-        fmt_secs(wall_s),
-        fmt_secs(icount_s),
-        fmt_secs(alloc_s)
-    );
+    print_durations(&sel, &durations);
     if let Some(name) = &args.save {
         save(name)?;
     }
@@ -93,7 +92,9 @@ pub fn run(args: &Args) -> Result<()> {
         let id = exp.id();
         let data = records::gather(&id, &receipt).map_err(anyhow::Error::msg)?;
         print_summary(&data);
-        if whole(&sel, &id) {
+        if kept.iter().any(|(k, _)| *k == id) {
+            continue;
+        } else if whole(&sel, &id) {
             fresh.push(data);
         } else {
             eprintln!("lab: {id} was measured in part: reports/ keeps its committed data");
@@ -102,9 +103,9 @@ pub fn run(args: &Args) -> Result<()> {
     if args.quick && !args.no_report && !fresh.is_empty() {
         eprintln!("lab: --quick: reports/ keeps the full run's data");
     }
-    if args.no_report || args.quick || fresh.is_empty() {
+    if !publishing || fresh.is_empty() {
         eprintln!("lab: raw results are under target/wirelab");
-        return Ok(());
+        return missing_data(&kept);
     }
     for data in &fresh {
         let missing = data.incomplete();
@@ -118,7 +119,91 @@ pub fn run(args: &Args) -> Result<()> {
             );
         }
     }
-    report::publish(fresh)
+    report::publish(fresh)?;
+    missing_data(&kept)
+}
+
+fn print_durations(sel: &Selection, d: &Durations) {
+    let what = if sel.to_string().is_empty() {
+        "every experiment".to_owned()
+    } else {
+        format!("`{sel}`")
+    };
+    eprintln!(
+        "\nlab: measured {what} in {}: verify {}, wall time {}, instructions {}, allocations {}",
+        fmt_secs(d.total),
+        fmt_secs(d.verify),
+        fmt_secs(d.wall),
+        fmt_secs(d.instructions),
+        fmt_secs(d.allocations)
+    );
+}
+
+/// The pages of `sel` measured whole whose committed report has workloads, variants or cases
+/// this run's verification lacks (shared data missing): their committed reports stay as they
+/// are. Says so, and why, before anything is measured; returns (page, what it lacks).
+fn kept_pages(sel: &Selection) -> Result<Vec<(String, Vec<String>)>> {
+    let mut kept = Vec::new();
+    for exp in sel.experiments() {
+        let id = exp.id();
+        if !whole(sel, &id) {
+            continue;
+        }
+        let Some(committed) = records::read_json_if_present::<ExperimentData>(&data_file(&id))
+            .map_err(anyhow::Error::msg)?
+        else {
+            continue;
+        };
+        let fresh: Verification =
+            records::read_json(&Metric::Verify.file(&id)).map_err(anyhow::Error::msg)?;
+        let lost = records::lost(&committed, &fresh);
+        if !lost.is_empty() {
+            eprintln!(
+                "lab: {id}: reports/{id}.md and its data stay as committed: this run lacks {}",
+                lost.join("; ")
+            );
+            kept.push((id, lost));
+        }
+    }
+    Ok(kept)
+}
+
+/// Why workloads are missing: the shared data (the only thing a loader skips without failing).
+fn why_missing() -> String {
+    format!(
+        "skipped: the shared data is not at {}; set WIRELAB_DATA to a copy of it (see the README's \
+         \"The data\")",
+        data::shared_data_dir().display()
+    )
+}
+
+/// The pages of `sel` whose verification found no case to measure (every workload skipped).
+fn unmeasurable(sel: &Selection) -> Result<Vec<String>> {
+    let mut empty = Vec::new();
+    for exp in sel.experiments() {
+        let v: Verification =
+            records::read_json(&Metric::Verify.file(&exp.id())).map_err(anyhow::Error::msg)?;
+        if v.outputs.is_empty() {
+            eprintln!("lab: {}: nothing to measure", exp.id());
+            empty.push(exp.id());
+        }
+    }
+    Ok(empty)
+}
+
+/// The end of a run that kept committed reports for want of data: an environment error (exit
+/// status 2), after everything else was measured and published.
+fn missing_data(kept: &[(String, Vec<String>)]) -> Result<()> {
+    if kept.is_empty() {
+        return Ok(());
+    }
+    let pages: Vec<&str> = kept.iter().map(|(id, _)| id.as_str()).collect();
+    Err(tools::Exit::environment(format!(
+        "committed reports kept for {}: this run could not measure all their workloads ({})",
+        pages.join(", "),
+        why_missing()
+    ))
+    .into())
 }
 
 /// Whether the selection covers every case of the page.

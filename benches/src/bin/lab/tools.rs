@@ -10,6 +10,30 @@ use wirelab_bench::selection::Selection;
 /// The gungraun-runner version that matches the gungraun library in Cargo.lock.
 pub const GUNGRAUN_VERSION: &str = "0.20.0";
 
+/// An error that ends the lab with a given exit status (other errors end it with 1).
+#[derive(Debug)]
+pub struct Exit {
+    /// The exit status: 1 a check or gate found a difference, 2 usage, environment or build.
+    pub code: i32,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl Exit {
+    /// An environment error (status 2): something the machine lacks.
+    pub fn environment(message: String) -> Self {
+        Self { code: 2, message }
+    }
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Exit {}
+
 /// Runs `cmd` in the workspace root; fails unless it succeeds.
 pub fn run(cmd: &mut Command, what: &str) -> Result<()> {
     run_in(cmd, &workspace_root(), what)
