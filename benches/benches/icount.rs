@@ -1,10 +1,17 @@
 //! Instruction-count harness (gungraun, callgrind). One benchmark per case of the manifest the
-//! lab writes (`WIRELAB_MANIFEST`: a JSON list of case ids with the output digests the run's
-//! verification recorded, in the order gungraun numbers its benchmarks); the lab joins
-//! gungraun's summaries to case ids through that same manifest. The setup (the walk to the
-//! case, one run whose output must have the verified digest, which is also the warm-up run) is
-//! not counted; the benchmark is exactly one run of the variant. The baseline is not run
-//! again here: under valgrind every setup instruction is emulated.
+//! lab writes (`WIRELAB_MANIFEST`: a folder holding one file per case, `00000.json`,
+//! `00001.json`, ..., each with the case id and the output digest the run's verification
+//! recorded, in the order gungraun numbers its benchmarks); the lab joins gungraun's summaries
+//! to case ids through the same files. The setup (the walk to the case, one run whose output
+//! must have the verified digest, which is also the warm-up run) is not counted; the benchmark
+//! is exactly one run of the variant. The baseline is not run again here: under valgrind every
+//! setup instruction is emulated.
+//!
+//! A case's count must not depend on which other cases were selected: the measured process
+//! reads its own case's file and nothing else of the manifest (see [`Cases`]), and its
+//! arguments differ from another selection's only in the digits of a fixed-width index. So
+//! what it does before the counted run (arguments, environment, files read, heap use) is the
+//! same for a given case in a full run, a `--quick` run, a one-case run, `check` and `compare`.
 //!
 //! Results land in `<target>/gungraun/wirelab-bench/icount/lab/case.catalog_<n>/summary.json`.
 #![allow(missing_docs)]
@@ -14,32 +21,74 @@ use gungraun::{
 };
 use std::collections::BTreeMap;
 use std::hint::black_box;
+use std::path::PathBuf;
 use wirelab_bench::catalog::{self, Runner, Sink};
 use wirelab_bench::data::ENV_INPUTS;
 use wirelab_bench::selection::Selection;
 
-/// Environment variable naming the manifest file.
+/// Environment variable naming the manifest folder.
 const ENV_MANIFEST: &str = "WIRELAB_MANIFEST";
 
-/// One entry of the manifest.
+/// One file of the manifest.
 #[derive(serde::Deserialize)]
 struct Entry {
     case: String,
     digest: String,
 }
 
-fn cases() -> Vec<(String, String)> {
-    let path = std::env::var_os(ENV_MANIFEST).unwrap_or_else(|| {
-        wirelab_bench::fail(format!(
-            "{ENV_MANIFEST} is not set; `cargo lab bench` sets it"
-        ))
-    });
-    let entries: Vec<Entry> = wirelab_bench::records::read_json(std::path::Path::new(&path))
-        .unwrap_or_else(|e| wirelab_bench::fail(e));
-    entries.into_iter().map(|e| (e.case, e.digest)).collect()
+fn manifest_dir() -> PathBuf {
+    std::env::var_os(ENV_MANIFEST)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            wirelab_bench::fail(format!(
+                "{ENV_MANIFEST} is not set; `cargo lab bench` sets it"
+            ))
+        })
 }
 
-fn setup((id, digest): (String, String)) -> (Runner, Sink) {
+/// The benchmarks of a run, by index. gungraun counts them in its own process (`count`), and
+/// in each measured process takes the one it was started for (`nth`): there this reads
+/// nothing and allocates nothing, so that the length of the manifest leaves no trace in the
+/// process whose instructions are counted.
+struct Cases {
+    next: usize,
+}
+
+impl Iterator for Cases {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        let n = self.next;
+        self.next += 1;
+        (n < manifest_len()).then_some(n)
+    }
+
+    fn nth(&mut self, n: usize) -> Option<usize> {
+        self.next = n + 1;
+        Some(n)
+    }
+
+    fn count(self) -> usize {
+        manifest_len().saturating_sub(self.next)
+    }
+}
+
+fn manifest_len() -> usize {
+    let dir = manifest_dir();
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| wirelab_bench::fail(format!("{}: {e}", dir.display())))
+        .count()
+}
+
+fn cases() -> Cases {
+    Cases { next: 0 }
+}
+
+fn setup(index: usize) -> (Runner, Sink) {
+    let file = manifest_dir().join(format!("{index:05}.json"));
+    let entry: Entry =
+        wirelab_bench::records::read_json(&file).unwrap_or_else(|e| wirelab_bench::fail(e));
+    let (id, digest) = (entry.case, entry.digest);
     let sel = Selection::parse(&[&id]).unwrap_or_else(|e| wirelab_bench::fail(e));
     let digests = BTreeMap::from([(id.clone(), digest)]);
     let mut group = catalog::walk_verified(&sel, &digests)

@@ -1,6 +1,7 @@
 //! `cargo lab bench`: verify, then wall time, instructions and allocations, then the reports of
 //! the experiments measured whole.
 
+use crate::tools::Measure;
 use crate::{harness, receipt, report, tools, verify};
 use anyhow::Result;
 use std::time::Instant;
@@ -32,6 +33,15 @@ pub struct Args {
     /// instructions and allocations; the receipt records this flag.
     #[arg(long)]
     reuse_wall: bool,
+    /// What to measure, comma-separated (the outputs are always verified). A run that leaves
+    /// a metric out prints its numbers and leaves reports/ alone.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "wall,icount,alloc"
+    )]
+    metrics: Vec<Measure>,
     /// Also keep this run's raw results under the name NAME (target/wirelab/saved/NAME), for
     /// `cargo lab compare NAME ...`.
     #[arg(long, value_name = "NAME")]
@@ -52,7 +62,10 @@ pub fn run(args: &Args) -> Result<()> {
     phase(1, "verify", started);
     verify::run(&sel)?;
     let verify_s = started.elapsed().as_secs_f64();
-    let publishing = !(args.no_report || args.quick);
+    let every_metric = [Measure::Wall, Measure::Icount, Measure::Alloc]
+        .iter()
+        .all(|m| args.metrics.contains(m));
+    let publishing = !(args.no_report || args.quick || !every_metric);
     let kept = if publishing {
         kept_pages(&sel)?
     } else {
@@ -61,20 +74,31 @@ pub fn run(args: &Args) -> Result<()> {
     let Some(sel) = sel.without(&unmeasurable(&sel)?) else {
         return missing_data(&kept);
     };
-    // Check the tools before spending minutes on wall time.
-    tools::preflight_icount()?;
+    let wants = |m: Measure| args.metrics.contains(&m);
+    if wants(Measure::Icount) {
+        // Check the tools before spending minutes on wall time.
+        tools::preflight_icount()?;
+    }
     let mut receipt = receipt::make(args.quick)?;
     phase(2, "wall time (criterion)", started);
-    let wall_s = if args.reuse_wall {
-        eprintln!("lab: --reuse-wall: keeping the wall times under target/wirelab/wall");
+    let wall_s = if args.reuse_wall || !wants(Measure::Wall) {
+        eprintln!("lab: keeping the wall times under target/wirelab/wall (not measured)");
         0.0
     } else {
         harness::wall(&sel, args.quick, args.html)?
     };
     phase(3, "instructions (gungraun)", started);
-    let icount_s = harness::icount(&sel, args.quick)?;
+    let icount_s = if wants(Measure::Icount) {
+        harness::icount(&sel, args.quick)?
+    } else {
+        0.0
+    };
     phase(4, "allocations (dhat)", started);
-    let alloc_s = harness::alloc(&sel, args.quick)?;
+    let alloc_s = if wants(Measure::Alloc) {
+        harness::alloc(&sel, args.quick)?
+    } else {
+        0.0
+    };
     let durations = Durations {
         verify: verify_s,
         wall: wall_s,
@@ -102,6 +126,8 @@ pub fn run(args: &Args) -> Result<()> {
     }
     if args.quick && !args.no_report && !fresh.is_empty() {
         eprintln!("lab: --quick: reports/ keeps the full run's data");
+    } else if !every_metric && !fresh.is_empty() {
+        eprintln!("lab: --metrics leaves a metric out: reports/ keeps the full run's data");
     }
     if !publishing || fresh.is_empty() {
         eprintln!("lab: raw results are under target/wirelab");

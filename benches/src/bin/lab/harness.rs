@@ -101,9 +101,25 @@ struct ManifestEntry {
     digest: String,
 }
 
-/// The manifest of one gungraun run: a fixed path, since the measured process sees it.
-fn manifest_file() -> PathBuf {
-    icount_target_dir().join("manifest.json")
+/// The manifest of one gungraun run: a folder with one file per case (`00000.json`, ...), at
+/// a fixed path, since the measured process sees it.
+fn manifest_dir() -> PathBuf {
+    icount_target_dir().join("manifest")
+}
+
+/// Writes the manifest of a run over `cases`: each measured process reads its own case's file
+/// and nothing else (see benches/icount.rs), so that its count does not depend on the others.
+fn write_manifest(cases: &[String], verified: &Verification) -> Result<()> {
+    remove(&manifest_dir())?;
+    for (n, case) in cases.iter().enumerate() {
+        let entry = ManifestEntry {
+            case: case.clone(),
+            digest: verified.outputs[case].digest.clone(),
+        };
+        let file = manifest_dir().join(format!("{n:05}.json"));
+        write_json(&file, &entry).map_err(anyhow::Error::msg)?;
+    }
+    Ok(())
 }
 
 /// gungraun's output folder.
@@ -134,14 +150,7 @@ pub fn icount(sel: &Selection, quick: bool) -> Result<f64> {
         if cases.is_empty() {
             continue;
         }
-        let manifest: Vec<ManifestEntry> = cases
-            .iter()
-            .map(|case| ManifestEntry {
-                case: case.clone(),
-                digest: verified.outputs[case].digest.clone(),
-            })
-            .collect();
-        write_json(&manifest_file(), &manifest).map_err(anyhow::Error::msg)?;
+        write_manifest(&cases, &verified)?;
         let mut cmd = gungraun_command(&exp.backend.cargo_args(), data.as_deref());
         run_in(&mut cmd, &workspace, "instruction-count harness (gungraun)")?;
         let counts = read_summaries(&cases)?;
@@ -158,7 +167,7 @@ fn gungraun_command(feature_args: &[String], data: Option<&Path>) -> Command {
         .args(["--bench", "icount", "--", "--save-summary=json"])
         // Several valgrind processes at once: instruction counts do not depend on the load.
         .arg(format!("--parallel={}", icount_parallelism()))
-        .env("WIRELAB_MANIFEST", manifest_file())
+        .env("WIRELAB_MANIFEST", manifest_dir())
         .env(ENV_INPUTS, inputs_dir());
     cmd
 }

@@ -10,6 +10,17 @@ use wirelab_bench::selection::Selection;
 /// The gungraun-runner version that matches the gungraun library in Cargo.lock.
 pub const GUNGRAUN_VERSION: &str = "0.20.0";
 
+/// What `bench` and `compare` measure (`--metrics`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Measure {
+    /// Wall time (criterion).
+    Wall,
+    /// Instructions (gungraun, callgrind).
+    Icount,
+    /// Heap allocations (dhat).
+    Alloc,
+}
+
 /// An error that ends the lab with a given exit status (other errors end it with 1).
 #[derive(Debug)]
 pub struct Exit {
