@@ -114,10 +114,20 @@ fn case(input: (Runner, Sink)) -> (Runner, Sink, u64) {
 
 library_benchmark_group!(name = lab; benchmarks = case);
 
+/// callgrind's cache simulation, on when the lab asks for the cycles metric (`WIRELAB_CACHE_SIM=1`:
+/// L1 and last-level misses and gungraun's estimated cycles); otherwise off, since `Ir` does
+/// not need it and valgrind runs about twice as fast without it.
+fn callgrind_args() -> [&'static str; 1] {
+    if std::env::var_os(wirelab_bench::ENV_CACHE_SIM).is_some_and(|v| v == "1") {
+        ["--cache-sim=yes"]
+    } else {
+        ["--cache-sim=no"]
+    }
+}
+
 main!(
     config = LibraryBenchmarkConfig::default()
         .pass_through_envs([ENV_MANIFEST, "WIRELAB_DATA", ENV_INPUTS])
-        // Only `Ir` is used; without the cache simulation valgrind runs about twice as fast.
-        .tool(Callgrind::with_args(["--cache-sim=no"]));
+        .tool(Callgrind::with_args(callgrind_args()));
     library_benchmark_groups = lab
 );

@@ -24,6 +24,9 @@ use selection::Selection;
 /// comma-separated; everything this build measures when unset or empty). The lab CLI sets it
 /// for the harnesses it starts.
 pub const ENV_SELECTION: &str = "WIRELAB_SELECTION";
+/// Environment variable that turns on callgrind's cache simulation in the instruction-count
+/// harness when set to `1` (the `cycles` metric).
+pub const ENV_CACHE_SIM: &str = "WIRELAB_CACHE_SIM";
 /// Environment variable that selects the quick (rough) wall-time settings when set to `1`.
 pub const ENV_QUICK: &str = "WIRELAB_QUICK";
 

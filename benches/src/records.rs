@@ -47,6 +47,21 @@ pub struct Alloc {
     pub peak_bytes: u64,
 }
 
+/// What callgrind's cache simulation gives for one run of a case (the `cycles` metric):
+/// deterministic for a given binary, like the instruction count, and a third signal where
+/// instructions and wall time disagree. The simulated machine is callgrind's model of this
+/// one's caches (L1 and last level; no prefetcher, no out-of-order execution).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheSim {
+    /// L1 misses: instruction fetch (I1mr), data read (D1mr) and data write (D1mw).
+    pub l1_misses: u64,
+    /// Last-level misses: instruction fetch, data read and write (ILmr + DLmr + DLmw).
+    pub ll_misses: u64,
+    /// gungraun's estimate: Ir + D reads + D writes as L1 hits, plus 10 cycles per L1 miss
+    /// that hits the last level and 100 per last-level miss.
+    pub estimated_cycles: u64,
+}
+
 /// What the verifying run of a case produced.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Output {
@@ -86,6 +101,9 @@ pub struct Record {
     pub instructions: Option<u64>,
     /// Allocations.
     pub alloc: Option<Alloc>,
+    /// The cache simulation, when the run measured the `cycles` metric.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<CacheSim>,
 }
 
 /// The environment a measurement was taken in.
@@ -248,15 +266,18 @@ pub enum Metric {
     Instructions,
     /// Case id -> [`Alloc`].
     Alloc,
+    /// Case id -> [`CacheSim`] (only when a run asks for the `cycles` metric).
+    Cycles,
 }
 
 impl Metric {
     /// Every metric, in the order a run measures them.
-    pub const ALL: [Metric; 4] = [
+    pub const ALL: [Metric; 5] = [
         Metric::Verify,
         Metric::Wall,
         Metric::Instructions,
         Metric::Alloc,
+        Metric::Cycles,
     ];
 
     /// The raw file of `exp` (`target/wirelab/<metric>/<exp>.json`).
@@ -276,6 +297,7 @@ impl Metric {
             Metric::Wall => "wall",
             Metric::Instructions => "icount",
             Metric::Alloc => "alloc",
+            Metric::Cycles => "cycles",
         }
     }
 }
@@ -346,12 +368,15 @@ pub fn gather(exp: &str, receipt: &Receipt) -> Result<ExperimentData, String> {
         read_json_if_present(&Metric::Instructions.file(exp))?.unwrap_or_default();
     let mut alloc: BTreeMap<String, Alloc> =
         read_json_if_present(&Metric::Alloc.file(exp))?.unwrap_or_default();
+    let mut cycles: BTreeMap<String, CacheSim> =
+        read_json_if_present(&Metric::Cycles.file(exp))?.unwrap_or_default();
     let mut cases = BTreeMap::new();
     for (id, output) in verify.outputs {
         let record = Record {
             wall: wall.remove(&id),
             instructions: icount.remove(&id),
             alloc: alloc.remove(&id),
+            cycles: cycles.remove(&id),
             output: Some(output),
         };
         cases.insert(id, record);

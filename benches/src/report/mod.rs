@@ -84,6 +84,7 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
         }
     }
     out.push_str(&icount_section(exp, data));
+    out.push_str(&cycles_section(data));
     if exp.meta().sweep {
         out.push_str("\n## Growth (instructions)\n\nOne input at growing sizes: instructions per input octet, and in brackets the growth of the instruction count from the size before (about 2x per doubling is linear work, about 4x quadratic).\n\n");
         out.push_str(&tables::growth_table(data));
@@ -161,6 +162,27 @@ fn icount_section(exp: &Experiment, data: &ExperimentData) -> String {
             "\n{variant}: not deterministic: {why}. `cargo lab check` allows it {:.0} % of drift.",
             UNSEEDED_TOLERANCE * 100.0
         );
+    }
+    out
+}
+
+/// The cache-simulation table (only when the run measured the `cycles` metric), and, generated
+/// from the data, the pairs where instructions and wall time disagree with what the cache
+/// simulation says of them.
+fn cycles_section(data: &ExperimentData) -> String {
+    if !data.cases.values().any(|r| r.cycles.is_some()) {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n## Cycles (callgrind cache simulation)\n\nOne run under callgrind with its cache simulation (`cargo lab bench --metrics ...,cycles`): gungraun's estimated cycles (instructions and data accesses as L1 hits, 10 cycles per L1 miss, 100 per last-level miss) with the ratio baseline / variant, then the L1 misses (instruction and data) and last-level misses. Deterministic like the instruction count; a model of the caches only (no prefetcher, branch predictor or out-of-order execution), and of the path valgrind takes (no AVX-512).\n\n",
+    );
+    out.push_str(&tables::table(data, None, tables::cycles_cell));
+    let disagreements = tables::disagreements(data);
+    if !disagreements.is_empty() {
+        out.push_str("\nWhere instructions and wall time disagree (a variant runs at least as many instructions as the optimized one, within 3 %, yet its whole wall-time interval is faster):\n\n");
+        for line in disagreements {
+            let _ = writeln!(out, "- {line}");
+        }
     }
     out
 }

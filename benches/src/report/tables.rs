@@ -91,6 +91,27 @@ pub fn icount_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Optio
     Some(format!("{} ({ratio})", fmt_count(ir)))
 }
 
+/// A cache-simulation cell: estimated cycles with the ratio baseline / variant, then L1 and
+/// last-level misses.
+pub fn cycles_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Option<String> {
+    let c = r.cycles?;
+    let ratio = base
+        .and_then(|b| b.cycles)
+        .map(|b| {
+            format!(
+                " ({})",
+                fmt_ratio(b.estimated_cycles as f64, c.estimated_cycles as f64)
+            )
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "{}{ratio}; L1 miss {}, LL miss {}",
+        fmt_count(c.estimated_cycles),
+        fmt_count(c.l1_misses),
+        fmt_count(c.ll_misses)
+    ))
+}
+
 /// An allocation cell: blocks and bytes per `per` operations, and the peak.
 pub fn alloc_cell(r: &Record, w: &WorkloadInfo, per: u64) -> Option<String> {
     let a = r.alloc?;
@@ -159,4 +180,67 @@ pub fn growth_table(data: &ExperimentData) -> String {
         previous = Some(&w.name);
     }
     out
+}
+
+/// The cases where instructions and wall time disagree, each with what the cache simulation
+/// says: another variant of a workload that runs at least 97 % of the optimized variant's
+/// instructions but is faster in wall time (the whole bootstrap interval of the ratio above
+/// 1). One generated sentence per pair.
+pub fn disagreements(data: &ExperimentData) -> Vec<String> {
+    let Some(opt) = data
+        .variants
+        .iter()
+        .find(|v| v.role == crate::catalog::Role::Optimized)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for w in &data.workloads {
+        let Some(o) = data.record(&w.name, &opt.name) else {
+            continue;
+        };
+        for v in data.variants.iter().filter(|v| v.name != opt.name) {
+            if let Some(r) = data.record(&w.name, &v.name)
+                && let Some(line) = disagreement(o, r)
+            {
+                out.push(format!(
+                    "{}: {} against {}: {line}",
+                    w.name, opt.name, v.name
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The sentence for one pair (optimized `o`, other `r`), when they disagree.
+fn disagreement(o: &Record, r: &Record) -> Option<String> {
+    let (oi, ri) = (o.instructions? as f64, r.instructions? as f64);
+    let (ow, rw) = (o.wall.as_ref()?, r.wall.as_ref()?);
+    // Time of the optimized variant over the other's: above 1 means the other is faster.
+    let slower = bootstrap::ratio(&ow.samples, &rw.samples)?;
+    if ri < 0.97 * oi || slower.lower <= 1.0 {
+        return None;
+    }
+    let (oc, rc) = (o.cycles?, r.cycles?);
+    let cyc = oc.estimated_cycles as f64 / rc.estimated_cycles.max(1) as f64;
+    let verdict = if cyc > 1.0 {
+        "the cache simulation agrees with the wall time"
+    } else {
+        "the cache simulation does not explain it (the cause lies outside what callgrind models: branch prediction, prefetching, out-of-order execution, or a kernel valgrind does not run)"
+    };
+    Some(format!(
+        "{} vs {} instructions ({:.2}x), {} vs {} wall ({:.2}x slower), {} vs {} estimated cycles ({:.2}x), last-level misses {} vs {}: {verdict}",
+        fmt_count(oi as u64),
+        fmt_count(ri as u64),
+        oi / ri,
+        fmt_ns(ow.median_ns),
+        fmt_ns(rw.median_ns),
+        slower.value,
+        fmt_count(oc.estimated_cycles),
+        fmt_count(rc.estimated_cycles),
+        cyc,
+        fmt_count(oc.ll_misses),
+        fmt_count(rc.ll_misses),
+    ))
 }

@@ -34,7 +34,8 @@ pub struct Args {
     #[arg(long)]
     reuse_wall: bool,
     /// What to measure, comma-separated (the outputs are always verified). A run that leaves
-    /// a metric out prints its numbers and leaves reports/ alone.
+    /// wall, icount or alloc out prints its numbers and leaves reports/ alone; `cycles` adds
+    /// callgrind's cache simulation to the instruction counts (a reports/ table of its own).
     #[arg(
         long,
         value_enum,
@@ -75,7 +76,7 @@ pub fn run(args: &Args) -> Result<()> {
         return missing_data(&kept);
     };
     let wants = |m: Measure| args.metrics.contains(&m);
-    if wants(Measure::Icount) {
+    if wants(Measure::Icount) || wants(Measure::Cycles) {
         // Check the tools before spending minutes on wall time.
         tools::preflight_icount()?;
     }
@@ -88,8 +89,8 @@ pub fn run(args: &Args) -> Result<()> {
         harness::wall(&sel, args.quick, args.html)?
     };
     phase(3, "instructions (gungraun)", started);
-    let icount_s = if wants(Measure::Icount) {
-        harness::icount(&sel, args.quick)?
+    let icount_s = if wants(Measure::Icount) || wants(Measure::Cycles) {
+        harness::icount(&sel, args.quick, wants(Measure::Cycles))?
     } else {
         0.0
     };
@@ -249,7 +250,10 @@ fn print_summary(data: &ExperimentData) {
         let blocks = r.alloc.map_or("-".into(), |a| {
             format!("{:.2}", a.blocks as f64 / a.runs as f64)
         });
-        println!("{id:<50} {wall:>12} {ir:>15} instr {blocks:>9} blocks/run");
+        let cycles = r.cycles.map_or(String::new(), |c| {
+            format!(" {:>15} cycles", fmt_count(c.estimated_cycles))
+        });
+        println!("{id:<50} {wall:>12} {ir:>15} instr {blocks:>9} blocks/run{cycles}");
     }
 }
 

@@ -14,7 +14,7 @@ use wirelab_bench::selection::Selection;
 pub fn run(sel: &Selection) -> Result<()> {
     let started = Instant::now();
     verify::run(sel)?;
-    harness::icount(sel, false)?;
+    harness::icount(sel, false, false)?;
     harness::alloc(sel, false)?;
     let rustc = output_of("rustc", &["-vV"]).unwrap_or_default();
     let (mut problems, mut compared) = (Vec::new(), 0);

@@ -3,17 +3,18 @@
 
 use crate::mirror::{fixed_data_link, mirror_workspace, remap_flags};
 use crate::tools::{by_backend, cargo_run, preflight_icount, run, run_in};
-use anyhow::{Context, Result, bail};
-use serde::Deserialize;
+use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use wirelab_bench::data::ENV_INPUTS;
-use wirelab_bench::paths::{icount_target_dir, inputs_dir, target_dir};
+use wirelab_bench::paths::{icount_target_dir, inputs_dir, lab_dir, target_dir};
 use wirelab_bench::progress::Progress;
-use wirelab_bench::records::{Metric, QUICK_COUNT_LIMIT_MS, Verification, read_json, write_json};
+use wirelab_bench::records::{
+    CacheSim, Metric, QUICK_COUNT_LIMIT_MS, Verification, read_json, write_json,
+};
 use wirelab_bench::selection::Selection;
-use wirelab_bench::{ENV_QUICK, ENV_SELECTION};
+use wirelab_bench::{ENV_CACHE_SIM, ENV_QUICK, ENV_SELECTION};
 
 fn remove(path: &Path) -> Result<()> {
     if path.is_dir() {
@@ -134,7 +135,10 @@ fn gungraun_dir() -> PathBuf {
 /// Instructions: one gungraun run per experiment page (so that a case's count does not depend
 /// on which other experiments exist), built and run from the fixed mirror, over the cases the
 /// page's verification recorded and [`counted`] keeps (run [`crate::verify::run`] first).
-pub fn icount(sel: &Selection, quick: bool) -> Result<f64> {
+///
+/// With `cache_sim`, callgrind also simulates the caches (the `cycles` metric, about twice
+/// as slow): each page's cache figures go to `target/wirelab/cycles/<exp>.json`.
+pub fn icount(sel: &Selection, quick: bool, cache_sim: bool) -> Result<f64> {
     preflight_icount()?;
     let data = fixed_data_link()?;
     let workspace = mirror_workspace()?;
@@ -144,6 +148,8 @@ pub fn icount(sel: &Selection, quick: bool) -> Result<f64> {
         progress.step(&id);
         remove(&gungraun_dir())?;
         remove(&Metric::Instructions.file(&id))?;
+        remove(&Metric::Cycles.file(&id))?;
+        remove(&lab_dir().join("callgrind").join(&id))?;
         let verified: Verification =
             read_json(&Metric::Verify.file(&id)).map_err(anyhow::Error::msg)?;
         let cases = counted(&id, quick)?;
@@ -152,9 +158,9 @@ pub fn icount(sel: &Selection, quick: bool) -> Result<f64> {
         }
         write_manifest(&cases, &verified)?;
         let mut cmd = gungraun_command(&exp.backend.cargo_args(), data.as_deref());
+        cmd.env(ENV_CACHE_SIM, if cache_sim { "1" } else { "0" });
         run_in(&mut cmd, &workspace, "instruction-count harness (gungraun)")?;
-        let counts = read_summaries(&cases)?;
-        write_json(&Metric::Instructions.file(&id), &counts).map_err(anyhow::Error::msg)?;
+        record_counts(&id, &cases)?;
     }
     Ok(progress.finish())
 }
@@ -224,56 +230,79 @@ fn icount_parallelism() -> usize {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// The parts of gungraun's `summary.json` the lab reads.
-#[derive(Deserialize)]
-struct Summary {
-    profiles: Vec<Profile>,
+/// What gungraun measured of one case: instructions, and the cache simulation when it ran.
+struct Counted {
+    instructions: u64,
+    cycles: Option<CacheSim>,
 }
 
-#[derive(Deserialize)]
-struct Profile {
-    data: ProfileData,
+/// Reads one case's `summary.json` (`profiles[0].data.total.metrics.<event>.values.new`).
+fn read_summary(path: &Path) -> Result<Counted> {
+    let summary: serde_json::Value = read_json(path).map_err(anyhow::Error::msg)?;
+    let metrics = &summary["profiles"][0]["data"]["total"]["metrics"];
+    let event = |name: &str| metrics[name]["values"]["new"].as_u64();
+    let instructions =
+        event("Ir").with_context(|| format!("{}: no instruction count (Ir)", path.display()))?;
+    let sum = |names: &[&str]| names.iter().map(|n| event(n)).sum::<Option<u64>>();
+    let cycles = match (
+        sum(&["I1mr", "D1mr", "D1mw"]),
+        sum(&["ILmr", "DLmr", "DLmw"]),
+        event("EstimatedCycles"),
+    ) {
+        (Some(l1_misses), Some(ll_misses), Some(estimated_cycles)) => Some(CacheSim {
+            l1_misses,
+            ll_misses,
+            estimated_cycles,
+        }),
+        _ => None,
+    };
+    Ok(Counted {
+        instructions,
+        cycles,
+    })
 }
 
-#[derive(Deserialize)]
-struct ProfileData {
-    total: Total,
+/// The folder of benchmark `n`'s files in gungraun's output.
+fn bench_dir(n: usize) -> PathBuf {
+    gungraun_dir().join(format!("case.catalog_{n}"))
 }
 
-#[derive(Deserialize)]
-struct Total {
-    metrics: Metrics,
-}
-
-#[derive(Deserialize)]
-struct Metrics {
-    #[serde(rename = "Ir")]
-    ir: MetricValues,
-}
-
-#[derive(Deserialize)]
-struct MetricValues {
-    values: Values,
-}
-
-#[derive(Deserialize)]
-struct Values {
-    new: u64,
-}
-
-/// Joins gungraun's summaries to case ids: benchmark `catalog_<n>` ran manifest entry `n`.
-fn read_summaries(cases: &[String]) -> Result<BTreeMap<String, u64>> {
-    let mut out = BTreeMap::new();
+/// Joins gungraun's summaries to case ids (benchmark `catalog_<n>` ran manifest file `n`),
+/// writes the page's instruction counts (and cache simulations, when they ran), and keeps each
+/// case's callgrind profile as `target/wirelab/callgrind/<case id>.out` (what `compare` and
+/// `explain` read per function).
+fn record_counts(exp: &str, cases: &[String]) -> Result<()> {
+    let (mut counts, mut cycles) = (BTreeMap::new(), BTreeMap::new());
     for (n, id) in cases.iter().enumerate() {
-        let path = gungraun_dir()
-            .join(format!("case.catalog_{n}"))
-            .join("summary.json");
-        let summary: Summary = read_json(&path)
-            .map_err(|e| anyhow::anyhow!("gungraun produced no count for {id}: {e}"))?;
-        let Some(profile) = summary.profiles.first() else {
-            bail!("{}: no profile for {id}", path.display());
-        };
-        out.insert(id.clone(), profile.data.total.metrics.ir.values.new);
+        let counted = read_summary(&bench_dir(n).join("summary.json"))
+            .with_context(|| format!("gungraun produced no count for {id}"))?;
+        counts.insert(id.clone(), counted.instructions);
+        if let Some(c) = counted.cycles {
+            cycles.insert(id.clone(), c);
+        }
+        keep_profile(n, id)?;
     }
-    Ok(out)
+    write_json(&Metric::Instructions.file(exp), &counts).map_err(anyhow::Error::msg)?;
+    if !cycles.is_empty() {
+        write_json(&Metric::Cycles.file(exp), &cycles).map_err(anyhow::Error::msg)?;
+    }
+    Ok(())
+}
+
+/// Copies benchmark `n`'s callgrind profile to [`profile_file`] of its case.
+fn keep_profile(n: usize, id: &str) -> Result<()> {
+    let from = bench_dir(n).join(format!("callgrind.case.catalog_{n}.out"));
+    let to = profile_file(&lab_dir(), id);
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::copy(&from, &to)
+        .with_context(|| format!("keeping {} as {}", from.display(), to.display()))?;
+    Ok(())
+}
+
+/// Where a case's callgrind profile is kept under a records folder (`target/wirelab`, or a
+/// revision's or a saved run's): `callgrind/<exp>/<workload>/<variant>.out`.
+pub fn profile_file(records: &Path, case: &str) -> PathBuf {
+    records.join("callgrind").join(format!("{case}.out"))
 }

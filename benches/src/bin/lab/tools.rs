@@ -19,6 +19,9 @@ pub enum Measure {
     Icount,
     /// Heap allocations (dhat).
     Alloc,
+    /// callgrind's cache simulation: L1 and last-level misses and estimated cycles (opt-in;
+    /// the instruction-count run then takes about twice as long).
+    Cycles,
 }
 
 /// An error that ends the lab with a given exit status (other errors end it with 1).
