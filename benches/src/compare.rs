@@ -10,7 +10,7 @@ use crate::selection::Selection;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// What one revision measured, per case id.
 #[derive(Clone, Debug, Default)]
@@ -23,6 +23,8 @@ pub struct Side {
     pub alloc: BTreeMap<String, Alloc>,
     /// Wall-time samples: criterion's raw samples, one entry per round (process).
     pub wall: BTreeMap<String, Vec<Samples>>,
+    /// Each counted case's callgrind profile (a file), where the revision's lab kept one.
+    pub profiles: BTreeMap<String, PathBuf>,
 }
 
 impl Side {
@@ -44,6 +46,12 @@ impl Side {
             if let Some(i) =
                 read_json_if_present::<BTreeMap<String, u64>>(&file(Metric::Instructions))?
             {
+                for case in i.keys() {
+                    let profile = lab_dir.join("callgrind").join(format!("{case}.out"));
+                    if profile.is_file() {
+                        side.profiles.insert(case.clone(), profile);
+                    }
+                }
                 side.instructions.extend(i);
             }
             if let Some(a) = read_json_if_present::<BTreeMap<String, Alloc>>(&file(Metric::Alloc))?
@@ -62,6 +70,13 @@ impl Side {
         self.instructions.retain(|k, _| wanted(k));
         self.alloc.retain(|k, _| wanted(k));
         self.wall.retain(|k, _| wanted(k));
+        self.profiles.retain(|k, _| wanted(k));
+    }
+
+    /// The parsed callgrind profile of `case`, when this side kept one that parses.
+    pub fn profile(&self, case: &str) -> Option<crate::callgrind::Profile> {
+        let text = std::fs::read_to_string(self.profiles.get(case)?).ok()?;
+        crate::callgrind::Profile::parse(&text).ok()
     }
 
     /// Adds one round's wall samples (case id -> samples) to those already gathered.
@@ -82,7 +97,7 @@ pub fn wants(sel: &Selection, id: &str) -> bool {
 }
 
 /// A value in both revisions.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pair<T> {
     /// BASE's value.
     pub base: T,
@@ -120,6 +135,21 @@ impl WallRatio {
     }
 }
 
+/// A function behind a moved instruction count: its instructions in both revisions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FunctionDelta {
+    /// Its name, demangled.
+    pub function: String,
+    /// Instructions on its own lines.
+    #[serde(rename = "self")]
+    pub self_ir: Pair<u64>,
+    /// Its own and those of everything it calls.
+    pub inclusive: Pair<u64>,
+}
+
+/// How many functions `why` names by self change, and again by inclusive change.
+pub const WHY_TOP: usize = 5;
+
 /// One case present in both revisions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CaseDelta {
@@ -136,6 +166,11 @@ pub struct CaseDelta {
     pub wall: Option<WallRatio>,
     /// Whether the two revisions' outputs differ (digests of the verifying runs).
     pub output_changed: bool,
+    /// Where the instruction count moved: the functions responsible (largest self change
+    /// first, then the largest inclusive changes), from both revisions' callgrind profiles.
+    /// Empty when the count did not move, or a revision kept no profile.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub why: Vec<FunctionDelta>,
 }
 
 impl CaseDelta {
@@ -252,6 +287,22 @@ fn delta(id: &str, base: &Side, new: &Side, level: f64) -> CaseDelta {
             _ => None,
         },
         output_changed: base.digests.get(id) != new.digests.get(id),
+        why: why(id, base, new),
+    }
+}
+
+/// The functions behind a moved instruction count (see [`CaseDelta::why`]).
+fn why(id: &str, base: &Side, new: &Side) -> Vec<FunctionDelta> {
+    let moved = matches!(
+        (base.instructions.get(id), new.instructions.get(id)),
+        (Some(b), Some(n)) if b != n
+    );
+    if !moved {
+        return Vec::new();
+    }
+    match (base.profile(id), new.profile(id)) {
+        (Some(b), Some(n)) => crate::callgrind::why(&b, &n, WHY_TOP),
+        _ => Vec::new(),
     }
 }
 
@@ -414,6 +465,7 @@ pub fn markdown(cmp: &Comparison) -> String {
         }
         out.push('\n');
     }
+    out.push_str(&why_markdown(&changed));
     let same = cmp.cases.len() - changed.len();
     let _ = writeln!(
         out,
@@ -426,6 +478,55 @@ pub fn markdown(cmp: &Comparison) -> String {
         }
     }
     out
+}
+
+/// The "why" section: for each case whose instruction count moved, the functions responsible.
+fn why_markdown(changed: &[&CaseDelta]) -> String {
+    let moved: Vec<&&CaseDelta> = changed
+        .iter()
+        .filter(|c| c.instructions.is_some_and(|p| p.base != p.new))
+        .collect();
+    if moved.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "## Why: the functions behind each moved instruction count\n\nFrom both revisions' callgrind profiles: the largest changes of a function's own instructions (self), then of its inclusive instructions (with everything it calls). A differential flamegraph of each case (red where NEW spends more) is under `target/wirelab/compare/flamegraphs/`.\n\n",
+    );
+    for c in moved {
+        let _ = writeln!(out, "### {}\n", c.case);
+        if c.why.is_empty() {
+            out.push_str("No callgrind profile in one of the revisions (its lab predates them, or it measured no instructions).\n\n");
+            continue;
+        }
+        out.push_str("| function | self | inclusive |\n| --- | ---: | ---: |\n");
+        for f in &c.why {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} |",
+                f.function.replace('|', "\\|"),
+                fmt_pair(f.self_ir),
+                fmt_pair(f.inclusive)
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `base → new (±%)` of two counts.
+fn fmt_pair(p: Pair<u64>) -> String {
+    let change = if p.base == 0 {
+        "new".to_owned()
+    } else if p.new == 0 {
+        "gone".to_owned()
+    } else {
+        format!("{:+.1} %", pct(p.base, p.new))
+    };
+    format!(
+        "{} → {} ({change})",
+        crate::report::fmt_count(p.base),
+        crate::report::fmt_count(p.new)
+    )
 }
 
 /// The comparison in Bencher Metric Format: NEW's measures per case (`instructions`,

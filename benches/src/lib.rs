@@ -5,6 +5,7 @@
 //!
 //! Every harness reads the same catalog: a workload is defined once, in `experiments/`.
 
+pub mod callgrind;
 pub mod catalog;
 pub mod compare;
 pub mod data;

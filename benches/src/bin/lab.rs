@@ -8,6 +8,7 @@
 //! cargo lab check [SELECTION...]             re-measure instructions and allocations against reports/data
 //! cargo lab compare BASE [NEW] [SELECTION...] two revisions case by case (instructions, allocations, wall time, outputs)
 //! cargo lab profile SELECTION...             dhat-heap.json per case, for DHAT's viewer
+//! cargo lab explain SELECTION...             top functions and a flamegraph per case (callgrind)
 //! cargo lab fuzz TARGET [SECONDS] / fuzz-smoke
 //! cargo lab api [--check]                    the wirelab crate's public API in core/public-api.txt
 //! cargo lab harness-test                     every criterion benchmark once (test mode)
@@ -28,6 +29,8 @@ mod bench;
 mod check;
 #[path = "lab/compare.rs"]
 mod compare;
+#[path = "lab/explain.rs"]
+mod explain;
 #[path = "lab/fuzz.rs"]
 mod fuzz;
 #[path = "lab/harness.rs"]
@@ -83,6 +86,13 @@ enum Cmd {
     /// Re-measure instructions and allocations and compare them with reports/data.
     Check {
         /// What to check (everything when none given).
+        selection: Vec<String>,
+    },
+    /// Where each selected case spends its instructions: its top functions (self and
+    /// inclusive) from one callgrind run, and a flamegraph SVG under target/wirelab/explain/.
+    Explain {
+        /// The cases (for example `hpack-decode/nghttp2` or `latin1/*/naive`).
+        #[arg(required = true)]
         selection: Vec<String>,
     },
     /// Write a DHAT heap profile per selected case, for DHAT's viewer.
@@ -152,7 +162,11 @@ fn main() {
     let cli = Cli::parse();
     if matches!(
         cli.cmd,
-        Cmd::Verify { .. } | Cmd::Bench(_) | Cmd::Check { .. } | Cmd::Profile { .. }
+        Cmd::Verify { .. }
+            | Cmd::Bench(_)
+            | Cmd::Check { .. }
+            | Cmd::Profile { .. }
+            | Cmd::Explain { .. }
     ) && let Err(e) = begin_inputs()
     {
         eprintln!("error: the run's input folder: {e:#}");
@@ -166,6 +180,7 @@ fn main() {
         Cmd::Compare(args) => compare::run(&args),
         Cmd::Check { selection: s } => selection(&s).and_then(|s| check::run(&s)),
         Cmd::Profile { selection: s } => selection(&s).and_then(|s| profile::run(&s)),
+        Cmd::Explain { selection: s } => selection(&s).and_then(|s| explain::run(&s)),
         Cmd::Fuzz {
             target,
             seconds,

@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use wirelab_bench::callgrind;
 use wirelab_bench::compare::{self, Comparison, Gate, Side};
 use wirelab_bench::paths::{lab_dir, workspace_root};
 use wirelab_bench::records::{Metric, Samples, Wall, read_json, write_json};
@@ -296,6 +297,7 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let cmp = compare::compare(&base.label, &new.label, &b, &n);
     write_outputs(&cmp, args.format.as_deref())?;
+    write_flamegraphs(&cmp, &b, &n)?;
     print!("{}", compare::markdown(&cmp));
     gate(&cmp, &args.fail_if)
 }
@@ -373,6 +375,36 @@ fn write_outputs(cmp: &Comparison, format: Option<&str>) -> Result<()> {
         "compare: written to {}/{stem}.{{json,md}} and latest.json",
         dir.display()
     );
+    Ok(())
+}
+
+/// A differential flamegraph (red where NEW spends more) per case whose instruction count
+/// moved, as `target/wirelab/compare/flamegraphs/<case id>.svg`; the callgrind profiles stay
+/// in each revision's records (`callgrind/<case id>.out`).
+fn write_flamegraphs(cmp: &Comparison, b: &Side, n: &Side) -> Result<()> {
+    let dir = lab_dir().join("compare").join("flamegraphs");
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
+    }
+    let mut written = 0;
+    for c in cmp.cases.iter().filter(|c| !c.why.is_empty()) {
+        let (Some(base), Some(new)) = (b.profile(&c.case), n.profile(&c.case)) else {
+            continue;
+        };
+        let title = format!("{}: {} → {}", c.case, cmp.base, cmp.new);
+        let svg = callgrind::differential_flamegraph(&title, callgrind::MEASURED, &base, &new)
+            .map_err(anyhow::Error::msg)?;
+        let path = dir.join(format!("{}.svg", c.case));
+        wirelab_bench::records::write_atomically(&path, svg.as_bytes())
+            .map_err(anyhow::Error::msg)?;
+        written += 1;
+    }
+    if written > 0 {
+        eprintln!(
+            "compare: {written} differential flamegraph(s) under {}",
+            dir.display()
+        );
+    }
     Ok(())
 }
 
