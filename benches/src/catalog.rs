@@ -221,6 +221,11 @@ pub struct Meta {
     pub backend_notes: &'static [(Backend, &'static str)],
     /// Lets peers pass verification with a different but equivalent output.
     pub equivalence: Option<Canonicalize>,
+    /// The CPU-dependent dispatch points each variant runs through (`(variant, points)`, the
+    /// names [`wirelab::kernels`] and the lab give them): where a point picks another kernel
+    /// under valgrind than natively, the variant's instruction counts measure another path
+    /// than its wall time, and the reports mark them.
+    pub dispatch: &'static [(&'static str, &'static [&'static str])],
     /// Cells whose instruction counts vary from run to run of the same binary: `(variant,
     /// why)`. `cargo lab check` allows them [`UNSEEDED_TOLERANCE`] and the reports say so.
     pub unseeded: &'static [(&'static str, &'static str)],
@@ -245,6 +250,7 @@ impl Meta {
         backends: &[Backend::MinizOxide],
         backend_notes: &[],
         equivalence: None,
+        dispatch: &[],
         unseeded: &[],
     };
 }

@@ -4,7 +4,9 @@
 //! comparison into an exit code. The orchestration (worktrees, builds, rounds) is
 //! `src/bin/lab/compare.rs`; everything here is pure, so that tests can drive it.
 
-use crate::records::{Alloc, Metric, Samples, Verification, read_json_if_present};
+use crate::records::{
+    Alloc, KernelChoices, Metric, Paths, Samples, Verification, read_json_if_present,
+};
 use crate::report::bootstrap;
 use crate::selection::Selection;
 use serde::{Deserialize, Serialize};
@@ -25,6 +27,9 @@ pub struct Side {
     pub wall: BTreeMap<String, Vec<Samples>>,
     /// Each counted case's callgrind profile (a file), where the revision's lab kept one.
     pub profiles: BTreeMap<String, PathBuf>,
+    /// The cases whose count measures another kernel than the wall time (where the
+    /// revision's lab recorded its kernels).
+    pub paths: BTreeMap<String, Paths>,
 }
 
 impl Side {
@@ -36,6 +41,7 @@ impl Side {
     /// When a record file exists but cannot be read.
     pub fn read(lab_dir: &Path, sel: &Selection) -> Result<Self, String> {
         let mut side = Side::default();
+        let kernels: Option<KernelChoices> = read_json_if_present(&lab_dir.join("kernels.json"))?;
         for exp in sel.experiments() {
             let id = exp.id();
             let file = |m: Metric| lab_dir.join(m.file_name(&id));
@@ -47,6 +53,13 @@ impl Side {
                 read_json_if_present::<BTreeMap<String, u64>>(&file(Metric::Instructions))?
             {
                 for case in i.keys() {
+                    let variant = case.rsplit('/').next().unwrap_or("");
+                    let points = exp.meta().dispatch.iter().find(|(v, _)| *v == variant);
+                    if let (Some(k), Some((_, points))) = (&kernels, points)
+                        && let Some(p) = k.paths(points)
+                    {
+                        side.paths.insert(case.clone(), p);
+                    }
                     let profile = lab_dir.join("callgrind").join(format!("{case}.out"));
                     if profile.is_file() {
                         side.profiles.insert(case.clone(), profile);
@@ -71,6 +84,7 @@ impl Side {
         self.alloc.retain(|k, _| wanted(k));
         self.wall.retain(|k, _| wanted(k));
         self.profiles.retain(|k, _| wanted(k));
+        self.paths.retain(|k, _| wanted(k));
     }
 
     /// The parsed callgrind profile of `case`, when this side kept one that parses.
@@ -171,6 +185,10 @@ pub struct CaseDelta {
     /// Empty when the count did not move, or a revision kept no profile.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub why: Vec<FunctionDelta>,
+    /// Where NEW's instruction count measures another kernel than its wall time (valgrind
+    /// hides AVX-512): the two paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_path: Option<Paths>,
 }
 
 impl CaseDelta {
@@ -288,6 +306,7 @@ fn delta(id: &str, base: &Side, new: &Side, level: f64) -> CaseDelta {
         },
         output_changed: base.digests.get(id) != new.digests.get(id),
         why: why(id, base, new),
+        other_path: new.paths.get(id).cloned(),
     }
 }
 
@@ -409,9 +428,10 @@ pub fn offenders(cmp: &Comparison, gates: &[Gate]) -> Vec<(String, String)> {
 }
 
 fn fmt_instructions(c: &CaseDelta) -> String {
+    let mark = if c.other_path.is_some() { " †" } else { "" };
     c.instructions.map_or("-".into(), |p| {
         format!(
-            "{} → {} ({:+.3} %)",
+            "{} → {} ({:+.3} %){mark}",
             crate::report::fmt_count(p.base),
             crate::report::fmt_count(p.new),
             pct(p.base, p.new)
@@ -464,6 +484,9 @@ pub fn markdown(cmp: &Comparison) -> String {
             );
         }
         out.push('\n');
+    }
+    if changed.iter().any(|c| c.other_path.is_some()) {
+        out.push_str("† counted on another kernel than the one timed (valgrind hides AVX-512): the instruction change is that path's; the wall time is the CPU's own path.\n\n");
     }
     out.push_str(&why_markdown(&changed));
     let same = cmp.cases.len() - changed.len();

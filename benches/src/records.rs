@@ -62,6 +62,50 @@ pub struct CacheSim {
     pub estimated_cycles: u64,
 }
 
+/// The dispatch point that stands for peers which pick an AVX-512 kernel themselves (simdutf):
+/// whether the CPU shows AVX-512 to the process.
+pub const AVX512_POINT: &str = "AVX-512 seen (peers' own detection)";
+
+/// The kernel each CPU-dependent dispatch point picks natively and under valgrind
+/// (`target/wirelab/kernels.json`, written by the instruction-count phase).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelChoices {
+    /// Dispatch point -> kernel, in the lab's own process.
+    pub native: BTreeMap<String, String>,
+    /// The same under valgrind (which hides AVX-512 from CPUID).
+    pub valgrind: BTreeMap<String, String>,
+}
+
+impl KernelChoices {
+    /// The raw file.
+    pub fn file() -> PathBuf {
+        crate::paths::lab_dir().join("kernels.json")
+    }
+
+    /// The paths a variant running through `points` takes, where one of them differs under
+    /// valgrind; `None` when they are all the same (the count measures the timed path).
+    pub fn paths(&self, points: &[&str]) -> Option<Paths> {
+        let pick = |m: &BTreeMap<String, String>| {
+            points
+                .iter()
+                .map(|p| format!("{p}: {}", m.get(*p).map_or("?", String::as_str)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (native, counted) = (pick(&self.native), pick(&self.valgrind));
+        (native != counted).then_some(Paths { native, counted })
+    }
+}
+
+/// The kernels a case runs natively (timed) and under valgrind (counted), where they differ.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paths {
+    /// Natively: what the wall time measures.
+    pub native: String,
+    /// Under valgrind: what the instruction count measures.
+    pub counted: String,
+}
+
 /// What the verifying run of a case produced.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Output {
@@ -104,6 +148,9 @@ pub struct Record {
     /// The cache simulation, when the run measured the `cycles` metric.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycles: Option<CacheSim>,
+    /// Where the instruction count measures another kernel than the wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Paths>,
 }
 
 /// The environment a measurement was taken in.
@@ -370,9 +417,17 @@ pub fn gather(exp: &str, receipt: &Receipt) -> Result<ExperimentData, String> {
         read_json_if_present(&Metric::Alloc.file(exp))?.unwrap_or_default();
     let mut cycles: BTreeMap<String, CacheSim> =
         read_json_if_present(&Metric::Cycles.file(exp))?.unwrap_or_default();
+    let kernels: Option<KernelChoices> = read_json_if_present(&KernelChoices::file())?;
+    let dispatch = crate::catalog::experiment(exp).map_or(&[][..], |e| e.meta().dispatch);
+    let paths = |id: &str| {
+        let variant = id.rsplit('/').next().unwrap_or("");
+        let (_, points) = dispatch.iter().find(|(v, _)| *v == variant)?;
+        kernels.as_ref()?.paths(points)
+    };
     let mut cases = BTreeMap::new();
     for (id, output) in verify.outputs {
         let record = Record {
+            paths: paths(&id),
             wall: wall.remove(&id),
             instructions: icount.remove(&id),
             alloc: alloc.remove(&id),

@@ -206,3 +206,28 @@ fn case_ids_are_unique() {
     }
     assert!(!seen.is_empty());
 }
+
+/// Every dispatch point a ladder names is one the lab records (the wirelab crate's kernels and
+/// the AVX-512 point), on a variant the ladder has: a typo would silently drop a † mark.
+#[test]
+fn dispatch_points_name_real_variants_and_points() {
+    let mut points: Vec<&str> = wirelab::kernels().into_iter().map(|(p, _)| p).collect();
+    points.push(wirelab_bench::records::AVX512_POINT);
+    for exp in wirelab_bench::catalog::experiments() {
+        let variants = exp.def.variants();
+        for (variant, named) in exp.meta().dispatch {
+            assert!(
+                variants.iter().any(|v| v.name == *variant),
+                "{}: dispatch names unknown variant {variant}",
+                exp.id()
+            );
+            for p in *named {
+                assert!(
+                    points.contains(p),
+                    "{}/{variant}: unknown dispatch point `{p}`",
+                    exp.id()
+                );
+            }
+        }
+    }
+}

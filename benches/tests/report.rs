@@ -56,6 +56,7 @@ fn record(ns: f64, ir: u64, blocks: u64, result: u64, copied: Option<u64>) -> Re
             peak_bytes: 1024,
         }),
         cycles: None,
+        paths: None,
     }
 }
 

@@ -59,6 +59,29 @@ fn ascii_prefix_len(bytes: &[u8]) -> usize {
         .unwrap_or(bytes.len() - done)
 }
 
+/// The kernels this module picks on this CPU (only with the `lab` feature): the narrowing and
+/// ASCII-copy kernel (`avx512-vbmi2`, `avx2` or `portable`) and the long ASCII check (`avx2`
+/// or `portable`). The lab records them natively and under valgrind, which hides AVX-512.
+#[cfg(feature = "lab")]
+pub fn kernels() -> [(&'static str, &'static str); 2] {
+    let narrow = match narrow::Kernel::detect() {
+        #[cfg(target_arch = "x86_64")]
+        Some(narrow::Kernel::Avx512) => "avx512-vbmi2",
+        #[cfg(target_arch = "x86_64")]
+        Some(narrow::Kernel::Avx2) => "avx2",
+        None => "portable",
+    };
+    #[cfg(target_arch = "x86_64")]
+    let check = if std::is_x86_feature_detected!("avx2") {
+        "avx2"
+    } else {
+        "portable"
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let check = "portable";
+    [("latin1 narrowing", narrow), ("latin1 ASCII check", check)]
+}
+
 /// Whether every byte of `bytes` is ASCII: an OR over all of them, without an early exit, so
 /// that it compiles to wide vector loads (AVX2 where the CPU has it, SSE2 otherwise).
 /// Below 256 bytes std's early-exit check is as fast and has less set-up.

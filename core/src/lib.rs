@@ -43,6 +43,17 @@ pub mod hpack;
 pub mod latin1;
 pub mod write_to;
 
+/// Every CPU-dependent kernel choice of this crate on this CPU, as (dispatch point, kernel)
+/// (only with the `lab` feature): the lab records it natively and under valgrind, which hides
+/// AVX-512, to mark the instruction counts that measure another path than the wall time.
+#[cfg(feature = "lab")]
+pub fn kernels() -> Vec<(&'static str, &'static str)> {
+    let mut all = latin1::kernels().to_vec();
+    all.extend(hpack::huffman::kernels());
+    all.push(coding::crc_kernel());
+    all
+}
+
 /// A setting out of its allowed range, as a `with_config` constructor reports it.
 ///
 /// ```

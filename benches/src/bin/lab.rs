@@ -126,6 +126,10 @@ enum Cmd {
     /// Run every criterion benchmark once in test mode (nothing timed), built where the
     /// instruction-count harness is built, so that a later `check` or `bench` reuses the build.
     HarnessTest,
+    /// Print the kernel each CPU-dependent dispatch point picks in this process, as JSON (the
+    /// lab runs it natively and under valgrind; see `reports/*.md`'s † marks).
+    #[command(hide = true)]
+    Kernels,
     /// Write the wirelab crate's public API (default features) to core/public-api.txt, from
     /// rustdoc's JSON output; with --check, fail when the file differs from the code.
     Api {
@@ -188,6 +192,7 @@ fn main() {
         } => fuzz::run_targets(&target, seconds, asan, None),
         Cmd::FuzzSmoke { seconds, asan } => fuzz::run_targets("all", seconds, asan, Some(1)),
         Cmd::HarnessTest => harness::wall_test_mode(),
+        Cmd::Kernels => harness::print_kernels(),
         Cmd::Api { check } => api::run(&wirelab_bench::paths::workspace_root(), check),
     };
     if let Err(e) = result {

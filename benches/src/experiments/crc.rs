@@ -54,6 +54,7 @@ criterion times.",
                 ("frag-64k", 65536.0),
             ],
         }],
+        dispatch: &[("adaptive", &["crc folding"])],
         ..Meta::DEFAULT
     },
     variants: &[

@@ -33,6 +33,7 @@ browser blocks are those the optimized encoder produces). Output is the decoded 
 Target: faster than every peer on the hpack-test-case stories.",
         headline: "nghttp2",
         unseeded: &[("loona-hpack", LOONA_UNSEEDED)],
+        dispatch: &[("optimized", &["huffman decode"])],
         ..Meta::DEFAULT
     },
     variants: &[

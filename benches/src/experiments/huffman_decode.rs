@@ -23,6 +23,7 @@ all octets: about 2x and 3.3x over that decoder), with tables within 32 KiB; nea
 per step on typical header text (`cargo test` asserts 1.8 on the browser request's values).",
         headline: "user-agent",
         unseeded: &[("loona-hpack", LOONA_HUFFMAN_UNSEEDED)],
+        dispatch: &[("optimized", &["huffman decode"])],
         ..Meta::DEFAULT
     },
     variants: &[

@@ -2,6 +2,7 @@
 
 use crate::catalog::{Ladder, Meta, Original, Role, Runner, Scaling, Variant, Workload};
 use crate::data::LoadError;
+use crate::records::AVX512_POINT;
 use std::hint::black_box;
 use std::rc::Rc;
 
@@ -74,6 +75,11 @@ within 1.3x of memcpy on ascii-1024.",
                     ("latin1-64k", 65536.0),
                 ],
             },
+        ],
+        dispatch: &[
+            ("bulk", &["latin1 narrowing", "latin1 ASCII check"]),
+            ("bulk-into", &["latin1 narrowing", "latin1 ASCII check"]),
+            ("simdutf", &[AVX512_POINT]),
         ],
         ..Meta::DEFAULT
     },

@@ -156,6 +156,7 @@ fn icount_section(exp: &Experiment, data: &ExperimentData) -> String {
         "\n## Instructions (gungraun / callgrind)\n\nInstructions executed by one run (setup and the first run excluded), and the ratio baseline / variant. Deterministic for a given binary (the lab builds and runs it from a mirror of the workspace in a fixed folder, in a fixed environment), except where noted: `cargo lab check` re-measures them.\n\n",
     );
     out.push_str(&tables::table(data, None, tables::icount_cell));
+    out.push_str(&other_paths(data));
     for (variant, why) in exp.meta().unseeded {
         let _ = writeln!(
             out,
@@ -183,6 +184,32 @@ fn cycles_section(data: &ExperimentData) -> String {
         for line in disagreements {
             let _ = writeln!(out, "- {line}");
         }
+    }
+    out
+}
+
+/// The footnote of the † cells: the kernels they run natively (timed) and under valgrind
+/// (counted), one line per variant.
+fn other_paths(data: &ExperimentData) -> String {
+    let mut lines = std::collections::BTreeMap::new();
+    for (id, r) in &data.cases {
+        if let Some(p) = &r.paths {
+            let variant = id.rsplit('/').next().unwrap_or("");
+            lines.insert(variant.to_owned(), p.clone());
+        }
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n† The count measures another kernel than the wall time: valgrind hides AVX-512 from the CPU, so the code dispatches differently under it.\n\n",
+    );
+    for (variant, p) in lines {
+        let _ = writeln!(
+            out,
+            "- {variant}: timed natively on {}; counted on {}",
+            p.native, p.counted
+        );
     }
     out
 }

@@ -88,7 +88,8 @@ pub fn icount_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Optio
         .and_then(|b| b.instructions)
         .map(|b| fmt_ratio(b as f64, ir as f64))
         .unwrap_or_default();
-    Some(format!("{} ({ratio})", fmt_count(ir)))
+    let mark = if r.paths.is_some() { " †" } else { "" };
+    Some(format!("{} ({ratio}){mark}", fmt_count(ir)))
 }
 
 /// A cache-simulation cell: estimated cycles with the ratio baseline / variant, then L1 and

@@ -91,6 +91,21 @@ pub trait PushDecoder {
     fn finish(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError>;
 }
 
+/// The CRC-32 folding kernel this CPU gets (only with the `lab` feature): `vpclmulqdq-avx512`,
+/// `pclmulqdq`, or `crc32fast` (no carry-less multiply: crc32fast does the work).
+#[cfg(feature = "lab")]
+pub fn crc_kernel() -> (&'static str, &'static str) {
+    #[cfg(target_arch = "x86_64")]
+    let kernel = match fold::Kernel::detect() {
+        Some(fold::Kernel::Avx512) => "vpclmulqdq-avx512",
+        Some(fold::Kernel::Pclmul) => "pclmulqdq",
+        None => "crc32fast",
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let kernel = "crc32fast";
+    ("crc folding", kernel)
+}
+
 /// The lab's copy counter (only with the `lab` feature): bytes a decoder copied from one
 /// buffer into another so far. See [`Decoder`]'s implementation for what is counted.
 #[cfg(feature = "lab")]

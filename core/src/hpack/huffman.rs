@@ -382,6 +382,31 @@ pub fn decode(src: &[u8], dst: &mut Vec<u8>) -> Result<(), HuffmanError> {
     decode_dispatched(src, dst).map(|_| ())
 }
 
+/// The kernels this module picks on this CPU (only with the `lab` feature): `encoded_len`'s
+/// (`avx512-vbmi` or `portable`) and the decoder's (`bmi2` or `portable`), as the dispatch
+/// in [`encoded_len`] and [`decode`] chooses them.
+#[cfg(feature = "lab")]
+pub fn kernels() -> [(&'static str, &'static str); 2] {
+    #[cfg(target_arch = "x86_64")]
+    let (len, dec) = (
+        if std::arch::is_x86_feature_detected!("avx512vbmi")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+        {
+            "avx512-vbmi"
+        } else {
+            "portable"
+        },
+        if std::arch::is_x86_feature_detected!("bmi2") {
+            "bmi2"
+        } else {
+            "portable"
+        },
+    );
+    #[cfg(not(target_arch = "x86_64"))]
+    let (len, dec) = ("portable", "portable");
+    [("huffman encoded_len", len), ("huffman decode", dec)]
+}
+
 /// Like [`decode`], and also returns how many table steps it took (for the lab's
 /// symbols-per-step figure; only with the `lab` feature).
 ///

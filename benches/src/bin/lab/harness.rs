@@ -11,7 +11,7 @@ use wirelab_bench::data::ENV_INPUTS;
 use wirelab_bench::paths::{icount_target_dir, inputs_dir, lab_dir, target_dir};
 use wirelab_bench::progress::Progress;
 use wirelab_bench::records::{
-    CacheSim, Metric, QUICK_COUNT_LIMIT_MS, Verification, read_json, write_json,
+    CacheSim, KernelChoices, Metric, QUICK_COUNT_LIMIT_MS, Verification, read_json, write_json,
 };
 use wirelab_bench::selection::Selection;
 use wirelab_bench::{ENV_CACHE_SIM, ENV_QUICK, ENV_SELECTION};
@@ -140,6 +140,7 @@ fn gungraun_dir() -> PathBuf {
 /// as slow): each page's cache figures go to `target/wirelab/cycles/<exp>.json`.
 pub fn icount(sel: &Selection, quick: bool, cache_sim: bool) -> Result<f64> {
     preflight_icount()?;
+    record_kernels()?;
     let data = fixed_data_link()?;
     let workspace = mirror_workspace()?;
     let mut progress = Progress::new("instructions", steps(sel, quick)?);
@@ -163,6 +164,55 @@ pub fn icount(sel: &Selection, quick: bool, cache_sim: bool) -> Result<f64> {
         record_counts(&id, &cases)?;
     }
     Ok(progress.finish())
+}
+
+/// The kernel each dispatch point picks in this process: the wirelab crate's own, and whether
+/// the CPU shows AVX-512 (what peers such as simdutf detect for themselves).
+fn kernels_here() -> BTreeMap<String, String> {
+    let mut all: BTreeMap<String, String> = wirelab::kernels()
+        .into_iter()
+        .map(|(point, kernel)| (point.to_owned(), kernel.to_owned()))
+        .collect();
+    #[cfg(target_arch = "x86_64")]
+    let avx512 = std::arch::is_x86_feature_detected!("avx512f");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx512 = false;
+    all.insert(
+        wirelab_bench::records::AVX512_POINT.to_owned(),
+        if avx512 { "yes" } else { "no" }.to_owned(),
+    );
+    all
+}
+
+/// `cargo lab kernels`: [`kernels_here`] as JSON on stdout.
+pub fn print_kernels() -> Result<()> {
+    println!("{}", serde_json::to_string(&kernels_here())?);
+    Ok(())
+}
+
+/// Records the kernels natively and under valgrind (this binary's `kernels` verb run by
+/// `valgrind --tool=none`) in `target/wirelab/kernels.json`.
+fn record_kernels() -> Result<()> {
+    let exe = std::env::current_exe()?;
+    let out = Command::new("valgrind")
+        .args(["--tool=none", "-q"])
+        .arg(&exe)
+        .arg("kernels")
+        .output()
+        .context("running `lab kernels` under valgrind")?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "`valgrind --tool=none lab kernels` failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let valgrind: BTreeMap<String, String> =
+        serde_json::from_slice(&out.stdout).context("reading `lab kernels` under valgrind")?;
+    let choices = KernelChoices {
+        native: kernels_here(),
+        valgrind,
+    };
+    write_json(&KernelChoices::file(), &choices).map_err(anyhow::Error::msg)
 }
 
 /// `cargo bench` of the gungraun harness in a fixed, minimal environment: the measured
