@@ -302,7 +302,12 @@ pub fn why(base: &Profile, new: &Profile, n: usize) -> Vec<FunctionDelta> {
         .take(n)
         .filter(|d| d.self_ir.base != d.self_ir.new)
         .collect();
-    let mut by_inclusive = deltas;
+    // The frames that hold the whole run (the measured function and those above it) move by
+    // exactly the total: they say nothing the total does not.
+    let whole = |d: &FunctionDelta| {
+        d.inclusive.base >= base.total().max(1) && d.inclusive.new >= new.total().max(1)
+    };
+    let mut by_inclusive: Vec<FunctionDelta> = deltas.into_iter().filter(|d| !whole(d)).collect();
     by_inclusive.sort_by_key(|d| std::cmp::Reverse(moved(&d.inclusive)));
     for d in by_inclusive.into_iter().take(n) {
         if !out.iter().any(|o| o.function == d.function) {

@@ -5,7 +5,7 @@
 //! `src/bin/lab/compare.rs`; everything here is pure, so that tests can drive it.
 
 use crate::records::{
-    Alloc, KernelChoices, Metric, Paths, Samples, Verification, read_json_if_present,
+    Alloc, CacheSim, KernelChoices, Metric, Paths, Samples, Verification, read_json_if_present,
 };
 use crate::report::bootstrap;
 use crate::selection::Selection;
@@ -23,6 +23,8 @@ pub struct Side {
     pub instructions: BTreeMap<String, u64>,
     /// Allocations.
     pub alloc: BTreeMap<String, Alloc>,
+    /// Cache simulations (the `cycles` metric).
+    pub cycles: BTreeMap<String, CacheSim>,
     /// Wall-time samples: criterion's raw samples, one entry per round (process).
     pub wall: BTreeMap<String, Vec<Samples>>,
     /// Each counted case's callgrind profile (a file), where the revision's lab kept one.
@@ -71,6 +73,11 @@ impl Side {
             {
                 side.alloc.extend(a);
             }
+            if let Some(c) =
+                read_json_if_present::<BTreeMap<String, CacheSim>>(&file(Metric::Cycles))?
+            {
+                side.cycles.extend(c);
+            }
         }
         side.retain(sel);
         Ok(side)
@@ -82,6 +89,7 @@ impl Side {
         self.digests.retain(|k, _| wanted(k));
         self.instructions.retain(|k, _| wanted(k));
         self.alloc.retain(|k, _| wanted(k));
+        self.cycles.retain(|k, _| wanted(k));
         self.wall.retain(|k, _| wanted(k));
         self.profiles.retain(|k, _| wanted(k));
         self.paths.retain(|k, _| wanted(k));
@@ -175,6 +183,9 @@ pub struct CaseDelta {
     /// Allocations, where both revisions counted them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alloc: Option<Pair<AllocCount>>,
+    /// The cache simulation, where both revisions ran it (`--metrics ...,cycles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<Pair<CacheSim>>,
     /// Wall time, where both revisions were timed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wall: Option<WallRatio>,
@@ -202,6 +213,7 @@ impl CaseDelta {
         !self.output_changed
             && self.instructions.is_none_or(|p| p.base == p.new)
             && self.alloc.is_none_or(|p| p.base == p.new)
+            && self.cycles.is_none_or(|p| p.base == p.new)
             && self.wall.is_none_or(|w| w.spans_one())
     }
 
@@ -242,6 +254,9 @@ pub fn pct(base: u64, new: u64) -> f64 {
 /// The comparison of two revisions, as `target/wirelab/compare/*.json` holds it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
+    /// [`crate::records::SCHEMA_VERSION`] when written.
+    #[serde(default)]
+    pub schema_version: u32,
     /// BASE, as given and resolved.
     pub base: String,
     /// NEW, as given and resolved.
@@ -270,6 +285,7 @@ pub fn compare(base_name: &str, new_name: &str, base: &Side, new: &Side) -> Comp
         .collect();
     cases.sort_by(|x, y| y.magnitude().total_cmp(&x.magnitude()));
     Comparison {
+        schema_version: crate::records::SCHEMA_VERSION,
         base: base_name.to_owned(),
         new: new_name.to_owned(),
         cases,
@@ -296,6 +312,7 @@ fn delta(id: &str, base: &Side, new: &Side, level: f64) -> CaseDelta {
         case: id.to_owned(),
         instructions: both(&base.instructions, &new.instructions, id, |v| *v),
         alloc: both(&base.alloc, &new.alloc, id, count),
+        cycles: both(&base.cycles, &new.cycles, id, |c| *c),
         wall: match (base.wall.get(id), new.wall.get(id)) {
             (Some(b), Some(n)) => bootstrap::ratio_of_rounds(n, b, level).map(|r| WallRatio {
                 ratio: r.value,
@@ -452,6 +469,21 @@ fn fmt_alloc(c: &CaseDelta) -> String {
     })
 }
 
+fn fmt_cycles(c: &CaseDelta) -> String {
+    c.cycles.map_or("-".into(), |p| {
+        format!(
+            "{} → {} ({:+.2} %; L1 {} → {}, LL {} → {})",
+            crate::report::fmt_count(p.base.estimated_cycles),
+            crate::report::fmt_count(p.new.estimated_cycles),
+            pct(p.base.estimated_cycles, p.new.estimated_cycles),
+            crate::report::fmt_count(p.base.l1_misses),
+            crate::report::fmt_count(p.new.l1_misses),
+            crate::report::fmt_count(p.base.ll_misses),
+            crate::report::fmt_count(p.new.ll_misses)
+        )
+    })
+}
+
 fn fmt_wall(c: &CaseDelta) -> String {
     c.wall.map_or("-".into(), |w| {
         let mark = if w.spans_one() { "≈" } else { "" };
@@ -465,18 +497,32 @@ pub fn markdown(cmp: &Comparison) -> String {
     let mut out = format!("# {} → {}\n\n", cmp.base, cmp.new);
     out.push_str("Wall time is NEW/BASE (below 1 is faster): the ratio of the medians over rounds, with an interval that resamples the alternating rounds as units and then their samples; the intervals are simultaneous (all of them hold together with 95 % probability). Instructions and allocations are exact.\n\n");
     let changed: Vec<&CaseDelta> = cmp.cases.iter().filter(|c| !c.unchanged()).collect();
+    let cycles = changed.iter().any(|c| c.cycles.is_some());
     if !changed.is_empty() {
-        out.push_str("| case | instructions | allocations | wall NEW/BASE | output |\n");
-        out.push_str("| --- | ---: | ---: | ---: | --- |\n");
+        let (head, rule) = if cycles {
+            (" estimated cycles (L1 / LL misses) |", " ---: |")
+        } else {
+            ("", "")
+        };
+        let _ = writeln!(
+            out,
+            "| case | instructions | allocations |{head} wall NEW/BASE | output |"
+        );
+        let _ = writeln!(out, "| --- | ---: | ---: |{rule} ---: | --- |");
         for c in &changed {
             let output = if c.output_changed {
                 "**changed** (not a speed change)"
             } else {
                 "same"
             };
+            let cyc = if cycles {
+                format!(" {} |", fmt_cycles(c))
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {output} |",
+                "| {} | {} | {} |{cyc} {} | {output} |",
                 c.case,
                 fmt_instructions(c),
                 fmt_alloc(c),
@@ -538,7 +584,9 @@ fn why_markdown(changed: &[&CaseDelta]) -> String {
 
 /// `base → new (±%)` of two counts.
 fn fmt_pair(p: Pair<u64>) -> String {
-    let change = if p.base == 0 {
+    let change = if p.base == p.new {
+        "same".to_owned()
+    } else if p.base == 0 {
         "new".to_owned()
     } else if p.new == 0 {
         "gone".to_owned()

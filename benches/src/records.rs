@@ -195,9 +195,23 @@ pub struct Durations {
     pub total: f64,
 }
 
+/// The version of the JSON files the lab publishes (`reports/data/*.json`, compare's
+/// `target/wirelab/compare/*.json`): raised when a field changes meaning or goes away; a
+/// reader checks it before trusting the rest. 1 had no field (files before 2026-12-03); 2 adds
+/// `cycles` and `paths` to a case's record and `why`, `cycles` and `other_path` to compare's
+/// cases.
+pub const SCHEMA_VERSION: u32 = 2;
+
+fn schema_v1() -> u32 {
+    1
+}
+
 /// `reports/data/<exp>.json`: one experiment page's cases and what was measured of them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExperimentData {
+    /// [`SCHEMA_VERSION`] when written (1 when absent: an older file).
+    #[serde(default = "schema_v1")]
+    pub schema_version: u32,
     /// Experiment page id.
     pub experiment: String,
     /// Where and how the numbers were taken.
@@ -437,6 +451,7 @@ pub fn gather(exp: &str, receipt: &Receipt) -> Result<ExperimentData, String> {
         cases.insert(id, record);
     }
     Ok(ExperimentData {
+        schema_version: SCHEMA_VERSION,
         experiment: exp.to_owned(),
         receipt: receipt.clone(),
         variants: verify.variants,

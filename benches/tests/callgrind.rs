@@ -96,13 +96,22 @@ fn why_names_the_function_that_grew_first() {
     assert_eq!(why[0].function, "inner");
     assert_eq!((why[0].self_ir.base, why[0].self_ir.new), (100, 160));
     assert_eq!((why[0].inclusive.base, why[0].inclusive.new), (130, 190));
-    // outer's own cost did not move: it is named for its inclusive change only, after inner.
-    assert_eq!(why[1].function, "outer");
-    assert_eq!(why[1].self_ir.base, why[1].self_ir.new);
+    // outer holds the whole run in both: its inclusive change is the total's, not named.
+    assert!(why.iter().all(|d| d.function != "outer"), "{why:?}");
     assert!(
         why.iter().all(|d| d.function != "leaf"),
         "leaf did not move"
     );
+    // leaf grows inside inner: leaf by its self cost first, then inner by its inclusive cost.
+    let deeper = SMALL
+        .replace("30 37", "30 57")
+        .replace("21 30", "21 50")
+        .replace("11 130 4", "11 150 4");
+    let why = callgrind::why(&base, &Profile::parse(&deeper).unwrap(), 5);
+    let named: Vec<&str> = why.iter().map(|d| d.function.as_str()).collect();
+    assert_eq!(named, ["leaf", "inner"]);
+    assert_eq!((why[1].self_ir.base, why[1].self_ir.new), (100, 100));
+    assert_eq!((why[1].inclusive.base, why[1].inclusive.new), (130, 150));
     assert!(callgrind::why(&base, &base, 5).is_empty());
 }
 

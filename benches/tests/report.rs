@@ -63,6 +63,7 @@ fn record(ns: f64, ir: u64, blocks: u64, result: u64, copied: Option<u64>) -> Re
 fn data(id: &str, workloads: &[(&str, u64)], cases: &[(&str, &str, Record)]) -> ExperimentData {
     let variants: Vec<VariantInfo> = exp(id).def.variants();
     ExperimentData {
+        schema_version: wirelab_bench::records::SCHEMA_VERSION,
         experiment: id.into(),
         receipt: Receipt {
             command: "cargo lab bench".into(),

@@ -6,7 +6,7 @@
 //! compared is `wirelab_bench::compare`.
 
 use crate::mirror::sync_workspace;
-use crate::tools::{by_backend, output_of, run_in};
+use crate::tools::{Measure, by_backend, output_of, run_in};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,9 +28,15 @@ pub struct Args {
     /// included), then the selection (EXP[/WORKLOAD[/VARIANT]]; everything when none given).
     /// A first word that is a valid selection is taken as the selection.
     rest: Vec<String>,
-    /// What to measure, comma-separated: wall, icount, alloc (the outputs are always compared).
-    #[arg(long, value_delimiter = ',', default_value = "wall,icount,alloc")]
-    metrics: Vec<String>,
+    /// What to measure, comma-separated (the outputs are always compared); `cycles` adds
+    /// callgrind's cache simulation (a revision's lab must have it: this one's and later).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "wall,icount,alloc"
+    )]
+    metrics: Vec<Measure>,
     /// Exit with status 1, listing the cases, when a case trips this gate:
     /// `instructions>+1%`, `wall>+5%` (the whole interval beyond it), `blocks>+0%`,
     /// `bytes>+0%`, `output-changed`. May be given several times.
@@ -176,7 +182,7 @@ impl Revision {
     }
 
     /// Verifies the selection and counts what `metrics` asks for, with the revision's own lab.
-    fn measure_counts(&self, sel: &Selection, metrics: &[String]) -> Result<()> {
+    fn measure_counts(&self, sel: &Selection, metrics: &[Measure]) -> Result<()> {
         if matches!(self.source, Source::Saved(_)) {
             return Ok(());
         }
@@ -192,9 +198,16 @@ impl Revision {
             "lab",
             "--",
         ]);
-        let counts = metrics.iter().any(|m| m == "icount" || m == "alloc");
+        let counts = metrics
+            .iter()
+            .any(|m| matches!(m, Measure::Icount | Measure::Alloc | Measure::Cycles));
         if counts {
             cmd.args(["bench", "--no-report", "--reuse-wall"]);
+            if metrics.contains(&Measure::Cycles) {
+                // Only labs that know `--metrics` (and cycles) get the flag: older ones measure
+                // as they always did.
+                cmd.args(["--metrics", "icount,alloc,cycles"]);
+            }
         } else {
             cmd.arg("verify");
         }
@@ -270,11 +283,6 @@ fn split_rest(rest: &[String]) -> Result<(Option<&str>, Selection)> {
 
 /// Runs the comparison.
 pub fn run(args: &Args) -> Result<()> {
-    for m in &args.metrics {
-        if !["wall", "icount", "alloc"].contains(&m.as_str()) {
-            bail!("unknown metric `{m}` (wall, icount, alloc)");
-        }
-    }
     let (new_spec, sel) = split_rest(&args.rest)?;
     let base = Revision::resolve(Some(&args.base))?;
     let new = Revision::resolve(new_spec)?;
@@ -292,7 +300,7 @@ pub fn run(args: &Args) -> Result<()> {
     );
     keep_metrics(&mut b, &args.metrics);
     keep_metrics(&mut n, &args.metrics);
-    if args.metrics.iter().any(|m| m == "wall") {
+    if args.metrics.contains(&Measure::Wall) {
         wall_rounds(&base, &new, &mut b, &mut n, &sel, args.rounds)?;
     }
     let cmp = compare::compare(&base.label, &new.label, &b, &n);
@@ -303,12 +311,15 @@ pub fn run(args: &Args) -> Result<()> {
 }
 
 /// Drops the counts a `--metrics` list leaves out.
-fn keep_metrics(side: &mut Side, metrics: &[String]) {
-    if !metrics.iter().any(|m| m == "icount") {
+fn keep_metrics(side: &mut Side, metrics: &[Measure]) {
+    if !metrics.contains(&Measure::Icount) {
         side.instructions.clear();
     }
-    if !metrics.iter().any(|m| m == "alloc") {
+    if !metrics.contains(&Measure::Alloc) {
         side.alloc.clear();
+    }
+    if !metrics.contains(&Measure::Cycles) {
+        side.cycles.clear();
     }
 }
 
