@@ -53,9 +53,13 @@ mod verify;
 #[derive(Parser)]
 #[command(
     name = "cargo lab",
+    version,
     about = "wirelab: benchmark laboratory for protocol hot paths",
     after_help = "SELECTION is EXP[/WORKLOAD[/VARIANT]] (for example `crc`, `crc/frag-4k`, \
-`hpack-encode/browser-default/optimized`, `gzip/*/optimized`); none selects everything."
+`hpack-encode/browser-default/optimized`, `gzip/*/optimized`); none selects everything.\n\
+Exit status: 0 success; 1 a check or gate found a difference (check drift, verify mismatch, \
+--fail-if, public API, a fuzz finding); 2 usage, environment or build error. Results go to \
+stdout, everything else (progress, cargo, criterion, gungraun) to stderr."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -164,17 +168,34 @@ fn begin_inputs() -> Result<()> {
 
 fn main() {
     let cli = Cli::parse();
-    if matches!(
+    let uses_icount_folder = matches!(
         cli.cmd,
         Cmd::Verify { .. }
             | Cmd::Bench(_)
             | Cmd::Check { .. }
             | Cmd::Profile { .. }
             | Cmd::Explain { .. }
-    ) && let Err(e) = begin_inputs()
+            | Cmd::HarnessTest
+    );
+    // A lab started by another lab (ENV_INPUTS set) runs under its parent's lock.
+    let started_by_a_lab = std::env::var_os(wirelab_bench::data::ENV_INPUTS).is_some();
+    let _lock = if uses_icount_folder && !started_by_a_lab {
+        match tools::lock_folder(&wirelab_bench::paths::icount_target_dir()) {
+            Ok(lock) => Some(lock),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                std::process::exit(2);
+            }
+        }
+    } else {
+        None
+    };
+    if uses_icount_folder
+        && !matches!(cli.cmd, Cmd::HarnessTest)
+        && let Err(e) = begin_inputs()
     {
         eprintln!("error: the run's input folder: {e:#}");
-        std::process::exit(1);
+        std::process::exit(2);
     }
     let result = match cli.cmd {
         Cmd::List { selection: s } => selection(&s).and_then(|s| list::run(&s)),
@@ -197,6 +218,6 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
-        std::process::exit(e.downcast_ref::<tools::Exit>().map_or(1, |x| x.code));
+        std::process::exit(e.downcast_ref::<tools::Exit>().map_or(2, |x| x.code));
     }
 }

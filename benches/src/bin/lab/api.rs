@@ -42,7 +42,10 @@ pub fn run(root: &Path, check: bool) -> Result<()> {
         return Ok(());
     }
     print_difference(&committed, &listing);
-    bail!("the public API differs from {LISTING}: run `cargo lab api` and commit the file")
+    Err(crate::tools::Exit::difference(format!(
+        "the public API differs from {LISTING}: run `cargo lab api` and commit the file"
+    ))
+    .into())
 }
 
 /// Runs rustdoc with JSON output on the wirelab crate; returns the file it wrote.
@@ -63,6 +66,7 @@ fn rustdoc_json(root: &Path) -> Result<PathBuf> {
         ])
         .arg(&target)
         .args(["--", "-Z", "unstable-options", "--output-format", "json"])
+        .stdout(std::io::stderr())
         .status()
         .context("starting cargo rustdoc")?;
     if !status.success() {

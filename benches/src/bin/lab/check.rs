@@ -2,7 +2,7 @@
 //! and fails where they differ from the committed reports/data.
 
 use crate::{harness, tools::output_of, verify};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use std::collections::BTreeMap;
 use std::time::Instant;
 use wirelab_bench::catalog::{Experiment, UNSEEDED_TOLERANCE};
@@ -25,11 +25,12 @@ pub fn run(sel: &Selection) -> Result<()> {
         for p in &problems {
             eprintln!("drift: {p}");
         }
-        bail!(
+        return Err(crate::tools::Exit::difference(format!(
             "check: {} problem(s); the committed reports do not describe this code. \
              Regenerate them with `cargo lab bench` and commit reports/.",
             problems.len()
-        );
+        ))
+        .into());
     }
     println!(
         "check: outputs, instructions and allocations of {compared} cases match reports/data ({:.0?})",

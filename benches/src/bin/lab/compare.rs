@@ -42,15 +42,22 @@ pub struct Args {
     /// `bytes>+0%`, `output-changed`. May be given several times.
     #[arg(long = "fail-if")]
     fail_if: Vec<Gate>,
-    /// Also write the comparison in Bencher Metric Format (`bmf`).
-    #[arg(long)]
-    format: Option<String>,
+    /// Also write the comparison in another format.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
     /// Alternating wall-time rounds per revision (each a short criterion run of every case in
     /// its own process). Ten rounds, because whole rounds of a small case can run up to 2x slow
     /// here: with five, all of one side's rounds land beyond all of the other's by chance in
     /// about one case of 120, too often for intervals meant to hold together over 50 cases.
     #[arg(long, default_value_t = 10)]
     rounds: usize,
+}
+
+/// The extra formats compare writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// Bencher Metric Format (`latest.bmf.json`).
+    Bmf,
 }
 
 /// Where a revision's measurements come from.
@@ -212,7 +219,10 @@ impl Revision {
             cmd.arg("verify");
         }
         cmd.args(selection_args(sel));
-        let status = cmd.status().context("starting the revision's lab")?;
+        let status = cmd
+            .stdout(std::io::stderr())
+            .status()
+            .context("starting the revision's lab")?;
         if !status.success() {
             bail!("{}: its lab failed ({status})", self.label);
         }
@@ -229,7 +239,10 @@ impl Revision {
                 .args(["--bench", "wall"])
                 .env(ENV_SELECTION, part.to_string())
                 .env(ENV_QUICK, "1");
-            let status = cmd.status().context("starting the wall-time harness")?;
+            let status = cmd
+                .stdout(std::io::stderr())
+                .status()
+                .context("starting the wall-time harness")?;
             if !status.success() {
                 bail!("{}: the wall-time harness failed ({status})", self.label);
             }
@@ -290,6 +303,16 @@ pub fn run(args: &Args) -> Result<()> {
         "compare: BASE {} → NEW {} over `{sel}`",
         base.label, new.label
     );
+    // Another compare of the same revision waits (its lab also locks the folder it measures in).
+    let folders: std::collections::BTreeSet<PathBuf> = [&base, &new]
+        .iter()
+        .filter(|r| !matches!(r.source, Source::Saved(_)))
+        .map(|r| r.dir.with_extension("compare"))
+        .collect();
+    let _locks = folders
+        .iter()
+        .map(|dir| crate::tools::lock_folder(dir))
+        .collect::<Result<Vec<_>>>()?;
     for rev in [&base, &new] {
         rev.prepare()?;
         rev.measure_counts(&sel, &args.metrics)?;
@@ -304,7 +327,7 @@ pub fn run(args: &Args) -> Result<()> {
         wall_rounds(&base, &new, &mut b, &mut n, &sel, args.rounds)?;
     }
     let cmp = compare::compare(&base.label, &new.label, &b, &n);
-    write_outputs(&cmp, args.format.as_deref())?;
+    write_outputs(&cmp, args.format)?;
     write_flamegraphs(&cmp, &b, &n)?;
     print!("{}", compare::markdown(&cmp));
     gate(&cmp, &args.fail_if)
@@ -362,28 +385,26 @@ fn wall_rounds(
 
 /// Writes the comparison as JSON and Markdown under `target/wirelab/compare/` (and
 /// `latest.json`; with `bmf`, `latest.bmf.json`).
-fn write_outputs(cmp: &Comparison, format: Option<&str>) -> Result<()> {
+fn write_outputs(cmp: &Comparison, format: Option<Format>) -> Result<()> {
     let dir = lab_dir().join("compare");
     let stem = format!("{}-vs-{}", slug(&cmp.base), slug(&cmp.new));
     let json = |name: &str| dir.join(name);
     write_json(&json(&format!("{stem}.json")), cmp).map_err(anyhow::Error::msg)?;
     write_json(&json("latest.json"), cmp).map_err(anyhow::Error::msg)?;
-    wirelab_bench::records::write_atomically(
-        &dir.join(format!("{stem}.md")),
-        compare::markdown(cmp).as_bytes(),
-    )
-    .map_err(anyhow::Error::msg)?;
-    match format {
-        None => {}
-        Some("bmf") => {
-            write_json(&json(&format!("{stem}.bmf.json")), &compare::bmf(cmp))
-                .map_err(anyhow::Error::msg)?;
-            write_json(&json("latest.bmf.json"), &compare::bmf(cmp)).map_err(anyhow::Error::msg)?;
-        }
-        Some(other) => bail!("unknown format `{other}` (bmf)"),
+    for name in [format!("{stem}.md"), "latest.md".to_owned()] {
+        wirelab_bench::records::write_atomically(
+            &dir.join(name),
+            compare::markdown(cmp).as_bytes(),
+        )
+        .map_err(anyhow::Error::msg)?;
+    }
+    if format == Some(Format::Bmf) {
+        write_json(&json(&format!("{stem}.bmf.json")), &compare::bmf(cmp))
+            .map_err(anyhow::Error::msg)?;
+        write_json(&json("latest.bmf.json"), &compare::bmf(cmp)).map_err(anyhow::Error::msg)?;
     }
     eprintln!(
-        "compare: written to {}/{stem}.{{json,md}} and latest.json",
+        "compare: written to {}/{stem}.{{json,md}} and latest.{{json,md}}",
         dir.display()
     );
     Ok(())

@@ -101,6 +101,7 @@ pub fn build(root: &Path, asan: bool) -> Result<()> {
     let status = fuzz_command(root, asan)
         .arg("build")
         .args(sanitizer_args(asan))
+        .stdout(std::io::stderr())
         .status()
         .context("starting cargo fuzz build")?;
     if !status.success() {
@@ -322,7 +323,9 @@ pub fn summarize(outcomes: &[Outcome]) -> Result<()> {
     let failed = outcomes.iter().filter(|o| !o.passed).count();
     println!("fuzz: {} passed, {failed} failed", outcomes.len() - failed);
     if failed > 0 {
-        bail!("{failed} fuzz target(s) failed");
+        return Err(
+            crate::tools::Exit::difference(format!("{failed} fuzz target(s) failed")).into(),
+        );
     }
     Ok(())
 }

@@ -193,7 +193,11 @@ pub fn print_kernels() -> Result<()> {
 /// Records the kernels natively and under valgrind (this binary's `kernels` verb run by
 /// `valgrind --tool=none`) in `target/wirelab/kernels.json`.
 fn record_kernels() -> Result<()> {
-    let exe = std::env::current_exe()?;
+    // A copy of this very binary: the file cargo built may have been replaced since this run
+    // started (the other backend's verification rebuilds the lab), /proc/self/exe still reads.
+    let exe = icount_target_dir().join("lab-kernels");
+    std::fs::create_dir_all(icount_target_dir())?;
+    std::fs::copy("/proc/self/exe", &exe).context("copying the lab binary for valgrind")?;
     let out = Command::new("valgrind")
         .args(["--tool=none", "-q"])
         .arg(&exe)

@@ -1,7 +1,7 @@
 //! Running other programs, and the tools the instruction counts need.
 
 use anyhow::{Context, Result, bail};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use wirelab_bench::catalog::Backend;
 use wirelab_bench::paths::workspace_root;
@@ -24,7 +24,8 @@ pub enum Measure {
     Cycles,
 }
 
-/// An error that ends the lab with a given exit status (other errors end it with 1).
+/// An error that ends the lab with a given exit status. Other errors (usage, environment,
+/// build, a failed child) end it with 2.
 #[derive(Debug)]
 pub struct Exit {
     /// The exit status: 1 a check or gate found a difference, 2 usage, environment or build.
@@ -34,6 +35,11 @@ pub struct Exit {
 }
 
 impl Exit {
+    /// A check or gate found a difference (status 1).
+    pub fn difference(message: String) -> Self {
+        Self { code: 1, message }
+    }
+
     /// An environment error (status 2): something the machine lacks.
     pub fn environment(message: String) -> Self {
         Self { code: 2, message }
@@ -48,6 +54,59 @@ impl std::fmt::Display for Exit {
 
 impl std::error::Error for Exit {}
 
+/// An exclusive lock on a folder that lab runs share (the instruction-count folder, a compared
+/// revision's folder), held until it is dropped: a second run waits for the first, saying so,
+/// instead of emptying the inputs, rewriting the manifest or the mirror under it.
+pub struct FolderLock {
+    _file: std::fs::File,
+}
+
+/// Takes the lock of `dir` (the file `<dir>.wirelab.lock` beside it), waiting while another
+/// run holds it.
+///
+/// # Errors
+///
+/// When the lock file cannot be created or locked.
+pub fn lock_folder(dir: &Path) -> Result<FolderLock> {
+    use std::io::Write as _;
+    let path = PathBuf::from(format!("{}.wirelab.lock", dir.display()));
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("opening the lock {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let holder = std::fs::read_to_string(&path).unwrap_or_default();
+            eprintln!(
+                "lab: {} is in use by another lab run ({}); waiting for it to finish",
+                dir.display(),
+                holder.trim()
+            );
+            file.lock()
+                .with_context(|| format!("waiting for {}", path.display()))?;
+            eprintln!("lab: {} is free; going on", dir.display());
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(e).with_context(|| format!("locking {}", path.display()));
+        }
+    }
+    file.set_len(0)?;
+    write!(
+        file,
+        "pid {}, checkout {}",
+        std::process::id(),
+        workspace_root().display()
+    )?;
+    Ok(FolderLock { _file: file })
+}
+
 /// Runs `cmd` in the workspace root; fails unless it succeeds.
 pub fn run(cmd: &mut Command, what: &str) -> Result<()> {
     run_in(cmd, &workspace_root(), what)
@@ -55,8 +114,11 @@ pub fn run(cmd: &mut Command, what: &str) -> Result<()> {
 
 /// Runs `cmd` in `dir`; fails unless it succeeds.
 pub fn run_in(cmd: &mut Command, dir: &Path, what: &str) -> Result<()> {
+    // Results go to stdout; what children print (cargo, criterion, gungraun) goes to stderr,
+    // so that `cargo lab compare main > pr.md` holds the table alone.
     let status = cmd
         .current_dir(dir)
+        .stdout(std::io::stderr())
         .status()
         .with_context(|| format!("{what}: could not start {:?}", cmd.get_program()))?;
     if !status.success() {

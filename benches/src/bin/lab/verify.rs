@@ -3,7 +3,7 @@
 //! reports (`target/wirelab/verify/<exp>.json`), in the build that measures the experiment.
 
 use crate::tools::{by_backend, cargo_run};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use std::collections::BTreeMap;
 use wirelab_bench::catalog::{self, Backend, Check, Group, VariantInfo, WorkloadInfo};
 use wirelab_bench::records::{Metric, Output, Verification, write_json};
@@ -33,7 +33,10 @@ pub fn run(sel: &Selection) -> Result<usize> {
         }
     }
     if failed > 0 {
-        bail!("verify: {failed} of {checked} outputs differ from the baseline");
+        return Err(crate::tools::Exit::difference(format!(
+            "verify: {failed} of {checked} outputs differ from the baseline"
+        ))
+        .into());
     }
     if checked == 0 {
         println!("verify: no case to verify");
