@@ -197,13 +197,19 @@ pub fn scaling_lines(data: &ExperimentData, scaling: &Scaling) -> Vec<chart::Lin
 /// The README's line on what the committed reports' run cost, from their receipts' durations
 /// (the slowest receipt, since a run measures every page).
 pub fn cost_line(entries: &[(Experiment, &ExperimentData)]) -> String {
-    let Some(d) = entries
+    let Some((d, receipt)) = entries
         .iter()
-        .filter_map(|(_, data)| data.receipt.durations_s)
-        .max_by(|a, b| a.total.total_cmp(&b.total))
+        .filter_map(|(_, data)| Some((data.receipt.durations_s?, &data.receipt)))
+        .max_by(|a, b| a.0.total.total_cmp(&b.0.total))
     else {
         return "The committed reports' receipts do not record how long their run took.\n".into();
     };
+    if receipt.command.contains("--reuse-wall") {
+        return format!(
+            "The committed reports come from `{}`: wall times kept from an earlier run of the same code, then verify {:.0} s, instructions {:.0} s, allocations {:.0} s ({:.0} s in all, wall time not included).\n",
+            receipt.command, d.verify, d.instructions, d.allocations, d.total
+        );
+    }
     format!(
         "The committed reports come from a full run of {:.0} s ({:.1} minutes) after the first build: verify {:.0} s, wall time {:.0} s, instructions {:.0} s, allocations {:.0} s.\n",
         d.total,
