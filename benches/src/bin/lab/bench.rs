@@ -82,6 +82,9 @@ pub fn run(args: &Args) -> Result<()> {
     }
     let mut receipt = receipt::make(args.quick)?;
     phase(2, "wall time (criterion)", started);
+    if args.reuse_wall && publishing {
+        harness::check_reusable_wall(&sel)?;
+    }
     let wall_s = if args.reuse_wall || !wants(Measure::Wall) {
         eprintln!("lab: keeping the wall times under target/wirelab/wall (not measured)");
         0.0

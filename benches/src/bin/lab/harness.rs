@@ -32,6 +32,8 @@ pub fn wall(sel: &Selection, quick: bool, html: bool) -> Result<f64> {
     for exp in sel.experiments() {
         remove(&target_dir().join("criterion").join(exp.id()))?;
         remove(&Metric::Wall.file(&exp.id()))?;
+        // What kind of run the page's wall times come from, for a later `--reuse-wall`.
+        write_json(&wall_kind_file(&exp.id()), &quick).map_err(anyhow::Error::msg)?;
     }
     for (backend, part) in by_backend(sel) {
         run(
@@ -46,6 +48,36 @@ pub fn wall(sel: &Selection, quick: bool, html: bool) -> Result<f64> {
         )?;
     }
     Ok(started.elapsed().as_secs_f64())
+}
+
+/// Whether the wall times kept for `exp` came from a `--quick` run
+/// (`target/wirelab/wall-kind/<exp>.json`).
+fn wall_kind_file(exp: &str) -> PathBuf {
+    lab_dir().join("wall-kind").join(format!("{exp}.json"))
+}
+
+/// Fails when `--reuse-wall` would publish the wall times of a `--quick` run (or of a run
+/// whose kind is unknown) in a full run's report.
+pub fn check_reusable_wall(sel: &Selection) -> Result<()> {
+    for exp in sel.experiments() {
+        let quick: Option<bool> =
+            wirelab_bench::records::read_json_if_present(&wall_kind_file(&exp.id()))
+                .map_err(anyhow::Error::msg)?;
+        if quick != Some(false) {
+            anyhow::bail!(
+                "--reuse-wall: the wall times kept for {} come from {}; a full run's report \
+                 needs a full run's wall times (run `cargo lab bench {}` without --reuse-wall)",
+                exp.id(),
+                if quick.is_some() {
+                    "a --quick run"
+                } else {
+                    "a run of unknown kind"
+                },
+                exp.id()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Allocations: one dhat process per experiment page, over the cases [`counted`] keeps.
