@@ -1,14 +1,14 @@
 //! `cargo lab bench`: verify, then wall time, instructions and allocations, then the reports of
 //! the experiments measured whole.
 
-use crate::tools::Measure;
+use crate::tools::{Measure, Metrics};
 use crate::{harness, receipt, report, tools, verify};
 use anyhow::Result;
 use std::time::Instant;
 use wirelab_bench::data;
 use wirelab_bench::paths::data_file;
 use wirelab_bench::progress::fmt_secs;
-use wirelab_bench::records::{self, Durations, ExperimentData, Metric, Verification};
+use wirelab_bench::records::{self, Durations, ExperimentData, Metric, Receipt, Verification};
 use wirelab_bench::report::{fmt_count, fmt_ns};
 use wirelab_bench::selection::Selection;
 
@@ -33,16 +33,8 @@ pub struct Args {
     /// instructions and allocations; the receipt records this flag.
     #[arg(long)]
     reuse_wall: bool,
-    /// What to measure, comma-separated (the outputs are always verified). A run that leaves
-    /// wall, icount or alloc out prints its numbers and leaves reports/ alone; `cycles` adds
-    /// callgrind's cache simulation to the instruction counts (a reports/ table of its own).
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "wall,icount,alloc"
-    )]
-    metrics: Vec<Measure>,
+    #[command(flatten)]
+    metrics: Metrics,
     /// Also keep this run's raw results under the name NAME (target/wirelab/saved/NAME), for
     /// `cargo lab compare NAME ...`.
     #[arg(long, value_name = "NAME")]
@@ -56,17 +48,14 @@ fn phase(n: usize, what: &str, started: Instant) {
     );
 }
 
-/// Runs the bench.
+/// Runs the bench: verify, measure, then publish the pages measured whole.
 pub fn run(args: &Args) -> Result<()> {
     let sel = Selection::parse(&args.selection).map_err(anyhow::Error::msg)?;
     let started = Instant::now();
     phase(1, "verify", started);
     verify::run(&sel)?;
     let verify_s = started.elapsed().as_secs_f64();
-    let every_metric = [Measure::Wall, Measure::Icount, Measure::Alloc]
-        .iter()
-        .all(|m| args.metrics.contains(m));
-    let publishing = !(args.no_report || args.quick || !every_metric);
+    let publishing = !(args.no_report || args.quick) && args.metrics.complete();
     let kept = if publishing {
         kept_pages(&sel)?
     } else {
@@ -75,65 +64,17 @@ pub fn run(args: &Args) -> Result<()> {
     let Some(sel) = sel.without(&unmeasurable(&sel)?) else {
         return missing_data(&kept);
     };
-    let wants = |m: Measure| args.metrics.contains(&m);
-    if wants(Measure::Icount) || wants(Measure::Cycles) {
-        // Check the tools before spending minutes on wall time.
-        tools::preflight_icount()?;
-    }
-    let mut receipt = receipt::make(args.quick)?;
-    phase(2, "wall time (criterion)", started);
-    if args.reuse_wall && publishing {
-        harness::check_reusable_wall(&sel)?;
-    }
-    let wall_s = if args.reuse_wall || !wants(Measure::Wall) {
-        eprintln!("lab: keeping the wall times under target/wirelab/wall (not measured)");
-        0.0
-    } else {
-        harness::wall(&sel, args.quick, args.html)?
-    };
-    phase(3, "instructions (gungraun)", started);
-    let icount_s = if wants(Measure::Icount) || wants(Measure::Cycles) {
-        harness::icount(&sel, args.quick, wants(Measure::Cycles))?
-    } else {
-        0.0
-    };
-    phase(4, "allocations (dhat)", started);
-    let alloc_s = if wants(Measure::Alloc) {
-        harness::alloc(&sel, args.quick)?
-    } else {
-        0.0
-    };
-    let durations = Durations {
-        verify: verify_s,
-        wall: wall_s,
-        instructions: icount_s,
-        allocations: alloc_s,
-        total: started.elapsed().as_secs_f64(),
-    };
-    receipt.durations_s = Some(durations);
-    print_durations(&sel, &durations);
+    let receipt = measure(args, &sel, publishing, started, verify_s)?;
     if let Some(name) = &args.save {
         save(name)?;
     }
-    let mut fresh = Vec::new();
-    for exp in sel.experiments() {
-        let id = exp.id();
-        let data = records::gather(&id, &receipt).map_err(anyhow::Error::msg)?;
-        print_summary(&data);
-        if kept.iter().any(|(k, _)| *k == id) {
-            continue;
-        } else if whole(&sel, &id) {
-            fresh.push(data);
-        } else {
-            eprintln!("lab: {id} was measured in part: reports/ keeps its committed data");
-        }
-    }
-    if args.quick && !args.no_report && !fresh.is_empty() {
-        eprintln!("lab: --quick: reports/ keeps the full run's data");
-    } else if !every_metric && !fresh.is_empty() {
-        eprintln!("lab: --metrics leaves a metric out: reports/ keeps the full run's data");
-    }
+    let fresh = gather_pages(&sel, &receipt, &kept)?;
     if !publishing || fresh.is_empty() {
+        if !fresh.is_empty() {
+            eprintln!(
+                "lab: --quick, --no-report or a partial --metrics: reports/ keeps the full run's data"
+            );
+        }
         eprintln!("lab: raw results are under target/wirelab");
         return missing_data(&kept);
     }
@@ -151,6 +92,78 @@ pub fn run(args: &Args) -> Result<()> {
     }
     report::publish(fresh)?;
     missing_data(&kept)
+}
+
+/// Phases 2 to 4 (wall time, instructions, allocations, as `--metrics` asks); returns the
+/// run's receipt with the phases' durations.
+fn measure(
+    args: &Args,
+    sel: &Selection,
+    publishing: bool,
+    started: Instant,
+    verify_s: f64,
+) -> Result<Receipt> {
+    let metrics = &args.metrics;
+    if metrics.counts_instructions() {
+        // Check the tools before spending minutes on wall time.
+        tools::preflight_icount()?;
+    }
+    let mut receipt = receipt::make(args.quick)?;
+    phase(2, "wall time (criterion)", started);
+    if args.reuse_wall && publishing {
+        harness::check_reusable_wall(sel)?;
+    }
+    let wall_s = if args.reuse_wall || !metrics.wants(Measure::Wall) {
+        eprintln!("lab: keeping the wall times under target/wirelab/wall (not measured)");
+        0.0
+    } else {
+        harness::wall(sel, args.quick, args.html)?
+    };
+    phase(3, "instructions (gungraun)", started);
+    let icount_s = if metrics.counts_instructions() {
+        harness::icount(sel, args.quick, metrics.wants(Measure::Cycles))?
+    } else {
+        0.0
+    };
+    phase(4, "allocations (dhat)", started);
+    let alloc_s = if metrics.wants(Measure::Alloc) {
+        harness::alloc(sel, args.quick)?
+    } else {
+        0.0
+    };
+    let durations = Durations {
+        verify: verify_s,
+        wall: wall_s,
+        instructions: icount_s,
+        allocations: alloc_s,
+        total: started.elapsed().as_secs_f64(),
+    };
+    receipt.durations_s = Some(durations);
+    print_durations(sel, &durations);
+    Ok(receipt)
+}
+
+/// Joins each page's raw results and prints them; returns the pages measured whole whose
+/// committed report may be replaced (not those `kept` for want of data).
+fn gather_pages(
+    sel: &Selection,
+    receipt: &Receipt,
+    kept: &[(String, Vec<String>)],
+) -> Result<Vec<ExperimentData>> {
+    let mut fresh = Vec::new();
+    for exp in sel.experiments() {
+        let id = exp.id();
+        let data = records::gather(&id, receipt).map_err(anyhow::Error::msg)?;
+        print_summary(&data);
+        if kept.iter().any(|(k, _)| *k == id) {
+            continue;
+        } else if whole(sel, &id) {
+            fresh.push(data);
+        } else {
+            eprintln!("lab: {id} was measured in part: reports/ keeps its committed data");
+        }
+    }
+    Ok(fresh)
 }
 
 fn print_durations(sel: &Selection, d: &Durations) {

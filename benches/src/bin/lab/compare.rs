@@ -6,7 +6,7 @@
 //! compared is `wirelab_bench::compare`.
 
 use crate::mirror::sync_workspace;
-use crate::tools::{Measure, by_backend, output_of, run_in};
+use crate::tools::{Measure, Metrics, by_backend, output_of, run_in};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,15 +28,8 @@ pub struct Args {
     /// included), then the selection (EXP[/WORKLOAD[/VARIANT]]; everything when none given).
     /// A first word that is a valid selection is taken as the selection.
     rest: Vec<String>,
-    /// What to measure, comma-separated (the outputs are always compared); `cycles` adds
-    /// callgrind's cache simulation (a revision's lab must have it: this one's and later).
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "wall,icount,alloc"
-    )]
-    metrics: Vec<Measure>,
+    #[command(flatten)]
+    metrics: Metrics,
     /// Exit with status 1, listing the cases, when a case trips this gate:
     /// `instructions>+1%`, `wall>+5%` (the whole interval beyond it), `blocks>+0%`,
     /// `bytes>+0%`, `output-changed`. May be given several times.
@@ -189,7 +182,7 @@ impl Revision {
     }
 
     /// Verifies the selection and counts what `metrics` asks for, with the revision's own lab.
-    fn measure_counts(&self, sel: &Selection, metrics: &[Measure]) -> Result<()> {
+    fn measure_counts(&self, sel: &Selection, metrics: &Metrics) -> Result<()> {
         if matches!(self.source, Source::Saved(_)) {
             return Ok(());
         }
@@ -205,12 +198,10 @@ impl Revision {
             "lab",
             "--",
         ]);
-        let counts = metrics
-            .iter()
-            .any(|m| matches!(m, Measure::Icount | Measure::Alloc | Measure::Cycles));
+        let counts = metrics.counts_instructions() || metrics.wants(Measure::Alloc);
         if counts {
             cmd.args(["bench", "--no-report", "--reuse-wall"]);
-            if metrics.contains(&Measure::Cycles) {
+            if metrics.wants(Measure::Cycles) {
                 // Only labs that know `--metrics` (and cycles) get the flag: older ones measure
                 // as they always did.
                 cmd.args(["--metrics", "icount,alloc,cycles"]);
@@ -323,7 +314,7 @@ pub fn run(args: &Args) -> Result<()> {
     );
     keep_metrics(&mut b, &args.metrics);
     keep_metrics(&mut n, &args.metrics);
-    if args.metrics.contains(&Measure::Wall) {
+    if args.metrics.wants(Measure::Wall) {
         wall_rounds(&base, &new, &mut b, &mut n, &sel, args.rounds)?;
     }
     let cmp = compare::compare(&base.label, &new.label, &b, &n);
@@ -334,14 +325,14 @@ pub fn run(args: &Args) -> Result<()> {
 }
 
 /// Drops the counts a `--metrics` list leaves out.
-fn keep_metrics(side: &mut Side, metrics: &[Measure]) {
-    if !metrics.contains(&Measure::Icount) {
+fn keep_metrics(side: &mut Side, metrics: &Metrics) {
+    if !metrics.wants(Measure::Icount) {
         side.instructions.clear();
     }
-    if !metrics.contains(&Measure::Alloc) {
+    if !metrics.wants(Measure::Alloc) {
         side.alloc.clear();
     }
-    if !metrics.contains(&Measure::Cycles) {
+    if !metrics.wants(Measure::Cycles) {
         side.cycles.clear();
     }
 }

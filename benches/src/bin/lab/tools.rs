@@ -24,6 +24,41 @@ pub enum Measure {
     Cycles,
 }
 
+/// `--metrics`, as `bench` and `compare` take it.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Metrics {
+    /// What to measure, comma-separated (outputs are always verified). `bench` publishes
+    /// reports only when wall, icount and alloc are all measured; `cycles` adds callgrind's
+    /// cache simulation to the instruction counts (for `compare`, labs from this one on).
+    #[arg(
+        long = "metrics",
+        value_name = "METRIC",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "wall,icount,alloc"
+    )]
+    pub list: Vec<Measure>,
+}
+
+impl Metrics {
+    /// Whether `m` is measured.
+    pub fn wants(&self, m: Measure) -> bool {
+        self.list.contains(&m)
+    }
+
+    /// Whether instructions are counted (for themselves or under the cache simulation).
+    pub fn counts_instructions(&self) -> bool {
+        self.wants(Measure::Icount) || self.wants(Measure::Cycles)
+    }
+
+    /// Whether every metric a report needs (wall, icount, alloc) is measured.
+    pub fn complete(&self) -> bool {
+        [Measure::Wall, Measure::Icount, Measure::Alloc]
+            .into_iter()
+            .all(|m| self.wants(m))
+    }
+}
+
 /// An error that ends the lab with a given exit status. Other errors (usage, environment,
 /// build, a failed child) end it with 2.
 #[derive(Debug)]
