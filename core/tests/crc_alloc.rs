@@ -26,7 +26,6 @@ fn cost(data: &[u8], size: usize) -> (u32, (u64, u64)) {
     (crc, least)
 }
 
-#[test]
 fn adaptive_never_allocates() {
     let _profiler = dhat::Profiler::builder().testing().build();
     let data: Vec<u8> = (0..1u32 << 20)
@@ -38,4 +37,12 @@ fn adaptive_never_allocates() {
         dhat::assert_eq!(crc, expected, "fragments of {}", size);
         dhat::assert_eq!((blocks, bytes), (0, 0), "fragments of {}", size);
     }
+}
+
+/// Run without libtest's harness (`harness = false`): dhat counts every thread's allocations,
+/// and libtest's own thread could allocate inside a measured window on a busy machine (seen:
+/// 4 stray blocks in one CI run out of several).
+fn main() {
+    adaptive_never_allocates();
+    println!("test adaptive_never_allocates ... ok");
 }

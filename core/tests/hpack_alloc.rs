@@ -5,7 +5,6 @@ use wirelab::hpack::{Decoder, Encoder, EncoderConfig, Header, HuffmanMode, Index
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
 
-#[test]
 fn steady_state_allocations() {
     let _profiler = dhat::Profiler::builder().testing().build();
     let request: Vec<(String, String)> = (0..10)
@@ -64,4 +63,12 @@ fn steady_state_allocations() {
     // 20,000 x 4000 = 80 MB decoded if unbounded; bounded here by the list limit, the table
     // and the scratch buffer.
     dhat::assert!(allocated < 200 * 1024, "{allocated} bytes allocated");
+}
+
+/// Run without libtest's harness (`harness = false`): dhat counts every thread's allocations,
+/// and libtest's own thread could allocate inside a measured window on a busy machine (seen:
+/// 4 stray blocks in one CI run out of several).
+fn main() {
+    steady_state_allocations();
+    println!("test steady_state_allocations ... ok");
 }

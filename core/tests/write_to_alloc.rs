@@ -5,7 +5,6 @@ use bytes::Buf;
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
 
-#[test]
 fn no_allocation_per_call() {
     let _profiler = dhat::Profiler::builder().testing().build();
     let frames: Vec<Vec<u8>> = (0..1000).map(|i| vec![i as u8; 2 + i % 5]).collect();
@@ -23,4 +22,12 @@ fn no_allocation_per_call() {
         out.len(),
         frames.iter().map(Vec::len).sum::<usize>() + big.len()
     );
+}
+
+/// Run without libtest's harness (`harness = false`): dhat counts every thread's allocations,
+/// and libtest's own thread could allocate inside a measured window on a busy machine (seen:
+/// 4 stray blocks in one CI run out of several).
+fn main() {
+    no_allocation_per_call();
+    println!("test no_allocation_per_call ... ok");
 }
