@@ -138,16 +138,22 @@ pub struct AllocCount {
     pub runs: u64,
 }
 
-/// NEW's median wall time over BASE's, with its bootstrap interval (see
-/// [`bootstrap::ratio_of_rounds`]) at the [`simultaneous_level`] of the comparison.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+/// NEW's wall time over BASE's, with its interval at the [`simultaneous_level`] of the
+/// comparison: from pairs timed in one process under several link layouts (see
+/// [`bootstrap::ratio_over_layouts`]), or from alternating process rounds (see
+/// [`bootstrap::ratio_of_rounds`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WallRatio {
-    /// The ratio of the medians.
+    /// The ratio.
     pub ratio: f64,
-    /// The 2.5th percentile of the bootstrap ratios.
+    /// The interval's lower end.
     pub lower: f64,
-    /// The 97.5th percentile.
+    /// Its upper end.
     pub upper: f64,
+    /// Each link layout's own ratio (paired timing; empty for process rounds): how much where
+    /// the linker put the code moved it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layouts: Vec<f64>,
 }
 
 impl WallRatio {
@@ -155,6 +161,40 @@ impl WallRatio {
     pub fn spans_one(&self) -> bool {
         self.lower <= 1.0 && self.upper >= 1.0
     }
+
+    /// The smallest and largest per-layout ratio, where there are layouts.
+    pub fn layout_spread(&self) -> Option<(f64, f64)> {
+        let min = self.layouts.iter().copied().reduce(f64::min)?;
+        let max = self.layouts.iter().copied().reduce(f64::max)?;
+        Some((min, max))
+    }
+}
+
+/// How the wall times of a comparison were taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "method")]
+pub enum WallMethod {
+    /// Both revisions linked into one harness, timed batch against batch, under `layouts`
+    /// link layouts.
+    Paired {
+        /// The section orders measured.
+        layouts: usize,
+    },
+    /// Each revision timed by its own criterion runs, in alternating process rounds.
+    Rounds {
+        /// Rounds per revision.
+        rounds: usize,
+    },
+}
+
+/// The paired wall-time samples of a comparison: per case id, each layout's pairs as
+/// `ln(new / base)` per pair.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PairedWall {
+    /// The number of layouts measured.
+    pub layouts: usize,
+    /// Per case, per layout, the pairs' log ratios.
+    pub cases: BTreeMap<String, Vec<Vec<f64>>>,
 }
 
 /// A function behind a moved instruction count: its instructions in both revisions.
@@ -214,7 +254,7 @@ impl CaseDelta {
             && self.instructions.is_none_or(|p| p.base == p.new)
             && self.alloc.is_none_or(|p| p.base == p.new)
             && self.cycles.is_none_or(|p| p.base == p.new)
-            && self.wall.is_none_or(|w| w.spans_one())
+            && self.wall.as_ref().is_none_or(WallRatio::spans_one)
     }
 
     /// How large the change is, for sorting: the largest of the instruction change, the
@@ -231,6 +271,7 @@ impl CaseDelta {
         });
         let wall = self
             .wall
+            .as_ref()
             .filter(|w| !w.spans_one())
             .map_or(0.0, |w| (w.ratio - 1.0).abs() * 100.0);
         self.instructions_pct()
@@ -259,6 +300,9 @@ pub struct Comparison {
     pub schema_version: u32,
     /// BASE, as given and resolved.
     pub base: String,
+    /// How wall time was taken, where it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_method: Option<WallMethod>,
     /// NEW, as given and resolved.
     pub new: String,
     /// The cases present in both, largest change first.
@@ -269,24 +313,41 @@ pub struct Comparison {
     pub removed: Vec<String>,
 }
 
-/// Compares what two revisions measured, case by case.
-pub fn compare(base_name: &str, new_name: &str, base: &Side, new: &Side) -> Comparison {
+/// Compares what two revisions measured, case by case; wall time from `paired` where it holds
+/// a case, else from the sides' process rounds.
+pub fn compare(
+    base_name: &str,
+    new_name: &str,
+    base: &Side,
+    new: &Side,
+    paired: Option<&PairedWall>,
+) -> Comparison {
     let (b, n): (BTreeSet<&String>, BTreeSet<&String>) =
         (base.digests.keys().collect(), new.digests.keys().collect());
     let common: Vec<&String> = b.intersection(&n).copied().collect();
+    let is_paired = |id: &str| paired.is_some_and(|p| p.cases.contains_key(id));
+    let in_rounds = |id: &str| base.wall.contains_key(id) && new.wall.contains_key(id);
     let timed = common
         .iter()
-        .filter(|id| base.wall.contains_key(**id) && new.wall.contains_key(**id))
+        .filter(|id| is_paired(id) || in_rounds(id))
         .count();
     let level = simultaneous_level(timed);
     let mut cases: Vec<CaseDelta> = common
         .iter()
-        .map(|id| delta(id, base, new, level))
+        .map(|id| delta(id, base, new, paired, level))
         .collect();
+    let wall_method = match paired {
+        Some(p) if !p.cases.is_empty() => Some(WallMethod::Paired { layouts: p.layouts }),
+        _ => common
+            .iter()
+            .find_map(|id| base.wall.get(*id).filter(|_| in_rounds(id)))
+            .map(|r| WallMethod::Rounds { rounds: r.len() }),
+    };
     cases.sort_by(|x, y| y.magnitude().total_cmp(&x.magnitude()));
     Comparison {
         schema_version: crate::records::SCHEMA_VERSION,
         base: base_name.to_owned(),
+        wall_method,
         new: new_name.to_owned(),
         cases,
         added: n.difference(&b).map(|s| (*s).clone()).collect(),
@@ -302,7 +363,38 @@ pub fn simultaneous_level(cases: usize) -> f64 {
     1.0 - 0.05 / cases.max(1) as f64
 }
 
-fn delta(id: &str, base: &Side, new: &Side, level: f64) -> CaseDelta {
+/// NEW/BASE wall time of case `id`: paired where `paired` holds it, else from rounds.
+fn wall_ratio(
+    id: &str,
+    base: &Side,
+    new: &Side,
+    paired: Option<&PairedWall>,
+    level: f64,
+) -> Option<WallRatio> {
+    if let Some(layouts) = paired.and_then(|p| p.cases.get(id)) {
+        return bootstrap::ratio_over_layouts(layouts, level).map(|r| WallRatio {
+            ratio: r.ratio.value,
+            lower: r.ratio.lower,
+            upper: r.ratio.upper,
+            layouts: r.per_layout,
+        });
+    }
+    let r = bootstrap::ratio_of_rounds(new.wall.get(id)?, base.wall.get(id)?, level)?;
+    Some(WallRatio {
+        ratio: r.value,
+        lower: r.lower,
+        upper: r.upper,
+        layouts: Vec::new(),
+    })
+}
+
+fn delta(
+    id: &str,
+    base: &Side,
+    new: &Side,
+    paired: Option<&PairedWall>,
+    level: f64,
+) -> CaseDelta {
     let count = |a: &Alloc| AllocCount {
         blocks: a.blocks,
         bytes: a.bytes,
@@ -313,14 +405,7 @@ fn delta(id: &str, base: &Side, new: &Side, level: f64) -> CaseDelta {
         instructions: both(&base.instructions, &new.instructions, id, |v| *v),
         alloc: both(&base.alloc, &new.alloc, id, count),
         cycles: both(&base.cycles, &new.cycles, id, |c| *c),
-        wall: match (base.wall.get(id), new.wall.get(id)) {
-            (Some(b), Some(n)) => bootstrap::ratio_of_rounds(n, b, level).map(|r| WallRatio {
-                ratio: r.value,
-                lower: r.lower,
-                upper: r.upper,
-            }),
-            _ => None,
-        },
+        wall: wall_ratio(id, base, new, paired, level),
         output_changed: base.digests.get(id) != new.digests.get(id),
         why: why(id, base, new),
         other_path: new.paths.get(id).cloned(),
@@ -420,7 +505,7 @@ impl Gate {
                 .map(|a| pct(a.base.bytes, a.new.bytes))
                 .filter(|d| over(*d, p))
                 .map(|d| format!("bytes {d:+.2} % (limit {p:+} %)")),
-            Gate::Wall(p) => c.wall.filter(|w| w.lower > 1.0 + p / 100.0).map(|w| {
+            Gate::Wall(p) => c.wall.as_ref().filter(|w| w.lower > 1.0 + p / 100.0).map(|w| {
                 format!(
                     "wall {:+.1} % [{:+.1}, {:+.1}] (limit {p:+} %)",
                     (w.ratio - 1.0) * 100.0,
@@ -485,17 +570,33 @@ fn fmt_cycles(c: &CaseDelta) -> String {
 }
 
 fn fmt_wall(c: &CaseDelta) -> String {
-    c.wall.map_or("-".into(), |w| {
+    c.wall.as_ref().map_or("-".into(), |w| {
         let mark = if w.spans_one() { "≈" } else { "" };
-        format!("{mark}{:.3}x [{:.3}, {:.3}]", w.ratio, w.lower, w.upper)
+        let spread = w.layout_spread().map_or(String::new(), |(lo, hi)| {
+            format!("; layouts {lo:.3}-{hi:.3}")
+        });
+        format!(
+            "{mark}{:.3}x [{:.3}, {:.3}]{spread}",
+            w.ratio, w.lower, w.upper
+        )
     })
+}
+
+/// What the Markdown says about how wall time was measured.
+fn wall_note(method: Option<WallMethod>) -> String {
+    match method {
+        Some(WallMethod::Paired { layouts }) => format!(
+            "Wall time is NEW/BASE (below 1 is faster), both revisions linked into one harness and timed batch against batch in random order, under {layouts} link layouts (section orders): the geometric mean of each layout's median pair ratio, with an interval from a bootstrap over layouts and then pairs (Student's t over layouts), simultaneous over the cases (all of them hold together with 95 % probability); \"layouts\" gives the smallest and largest layout's own ratio, what where the linker put the code did. Instructions and allocations are exact.\n\n"
+        ),
+        _ => "Wall time is NEW/BASE (below 1 is faster): the ratio of the medians over rounds, with an interval that resamples the alternating rounds as units and then their samples; the intervals are simultaneous (all of them hold together with 95 % probability). Instructions and allocations are exact.\n\n".to_owned(),
+    }
 }
 
 /// The comparison as a Markdown table: changed cases largest first, unchanged cases folded
 /// into one line, then added and removed cases.
 pub fn markdown(cmp: &Comparison) -> String {
     let mut out = format!("# {} → {}\n\n", cmp.base, cmp.new);
-    out.push_str("Wall time is NEW/BASE (below 1 is faster): the ratio of the medians over rounds, with an interval that resamples the alternating rounds as units and then their samples; the intervals are simultaneous (all of them hold together with 95 % probability). Instructions and allocations are exact.\n\n");
+    out.push_str(&wall_note(cmp.wall_method));
     let changed: Vec<&CaseDelta> = cmp.cases.iter().filter(|c| !c.unchanged()).collect();
     let cycles = changed.iter().any(|c| c.cycles.is_some());
     if !changed.is_empty() {
@@ -620,7 +721,7 @@ pub fn bmf(cmp: &Comparison) -> serde_json::Value {
                 serde_json::json!({"value": p.new.bytes as f64 / runs}),
             );
         }
-        if let Some(w) = c.wall {
+        if let Some(w) = &c.wall {
             m.insert(
                 "wall-ratio".into(),
                 serde_json::json!({"value": w.ratio, "lower_value": w.lower, "upper_value": w.upper}),

@@ -9,6 +9,7 @@ pub mod callgrind;
 pub mod catalog;
 pub mod compare;
 pub mod data;
+pub mod dual;
 pub mod experiments;
 pub mod paths;
 pub mod progress;
@@ -16,6 +17,7 @@ pub mod records;
 pub mod report;
 pub mod rng;
 pub mod rope;
+pub mod sampler;
 pub mod selection;
 pub mod sink;
 

@@ -55,7 +55,7 @@ fn fixture() -> (Side, Side) {
 #[test]
 fn cases_are_matched_by_id_sorted_by_change_and_unchanged_ones_folded() {
     let (base, new) = fixture();
-    let cmp = compare::compare("base", "new", &base, &new);
+    let cmp = compare::compare("base", "new", &base, &new, None);
     let ids: Vec<&str> = cmp.cases.iter().map(|c| c.case.as_str()).collect();
     // The changed output first, then the 10 % slowdown, then the unchanged case.
     assert_eq!(
@@ -108,7 +108,7 @@ fn a_selection_keeps_only_its_cases() {
 #[test]
 fn the_json_has_the_documented_shape() {
     let (base, new) = fixture();
-    let cmp = compare::compare("HEAD~1 (abc)", "working tree", &base, &new);
+    let cmp = compare::compare("HEAD~1 (abc)", "working tree", &base, &new, None);
     let v = serde_json::to_value(&cmp).unwrap();
     assert_eq!(v["base"], "HEAD~1 (abc)");
     assert_eq!(v["new"], "working tree");
@@ -141,7 +141,7 @@ fn gates_parse_and_fire_only_beyond_their_threshold() {
         assert!(parse(bad).is_err(), "{bad} should not parse");
     }
     let (base, new) = fixture();
-    let cmp = compare::compare("base", "new", &base, &new);
+    let cmp = compare::compare("base", "new", &base, &new, None);
     let cases = |gates: &[Gate]| -> Vec<String> {
         compare::offenders(&cmp, gates)
             .into_iter()

@@ -29,6 +29,8 @@ mod bench;
 mod check;
 #[path = "lab/compare.rs"]
 mod compare;
+#[path = "lab/dual.rs"]
+mod dual;
 #[path = "lab/explain.rs"]
 mod explain;
 #[path = "lab/fuzz.rs"]

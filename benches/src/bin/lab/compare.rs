@@ -1,10 +1,13 @@
 //! `cargo lab compare BASE [NEW] [SELECTION...]`: two revisions measured over the same
 //! selection, case by case. Each git revision is checked out (or, for the working tree,
 //! copied) into its own folder under `/tmp/wirelab-cmp/` and measured there by its own lab;
-//! the folders, and so the builds, are kept between calls. Wall time is sampled in alternating
-//! rounds (BASE, NEW, NEW, BASE, …) so that drift of the machine hits both alike. What is
-//! compared is `wirelab_bench::compare`.
+//! the folders, and so the builds, are kept between calls. Wall time is taken by one harness
+//! that links both revisions and times them batch against batch, under several link layouts
+//! (`dual.rs`); where the two cannot be linked together (a saved run, an older lab), in
+//! alternating process rounds (BASE, NEW, NEW, BASE, …) so that drift of the machine hits both
+//! alike. What is compared is `wirelab_bench::compare`.
 
+use crate::dual::Dual;
 use crate::mirror::sync_workspace;
 use crate::tools::{Measure, Metrics, by_backend, output_of, run_in};
 use anyhow::{Context, Result, bail};
@@ -12,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use wirelab_bench::callgrind;
-use wirelab_bench::compare::{self, Comparison, Gate, Side};
+use wirelab_bench::compare::{self, Comparison, Gate, PairedWall, Side};
 use wirelab_bench::paths::{lab_dir, workspace_root};
 use wirelab_bench::records::{Metric, Samples, Wall, read_json, write_json};
 use wirelab_bench::selection::Selection;
@@ -38,8 +41,13 @@ pub struct Args {
     /// Also write the comparison in another format.
     #[arg(long, value_enum)]
     format: Option<Format>,
-    /// Alternating wall-time rounds per revision (each a short criterion run of every case in
-    /// its own process). Ten rounds, because whole rounds of a small case can run up to 2x slow
+    /// Link layouts (section orders) the paired wall-time harness is measured under: each
+    /// case's ratio and interval come from all of them, as where the linker puts code moves a
+    /// nanosecond-scale ratio by 5-50 %.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=64))]
+    layouts: u64,
+    /// Where the revisions cannot be linked into one harness: alternating wall-time rounds per
+    /// revision (each a short criterion run of every case in its own process). Ten rounds, because whole rounds of a small case can run up to 2x slow
     /// here: with five, all of one side's rounds land beyond all of the other's by chance in
     /// about one case of 120, too often for intervals meant to hold together over 50 cases.
     #[arg(long, default_value_t = 10)]
@@ -129,6 +137,11 @@ impl Revision {
     /// The folder holding its sources.
     fn src(&self) -> PathBuf {
         self.dir.join("src")
+    }
+
+    /// Its sources, where it has code (not a saved run).
+    fn code(&self) -> Option<PathBuf> {
+        (!matches!(self.source, Source::Saved(_))).then(|| self.src())
     }
 
     /// Its raw records (a `target/wirelab` folder).
@@ -314,10 +327,17 @@ pub fn run(args: &Args) -> Result<()> {
     );
     keep_metrics(&mut b, &args.metrics);
     keep_metrics(&mut n, &args.metrics);
+    let mut paired = None;
     if args.metrics.wants(Measure::Wall) {
-        wall_rounds(&base, &new, &mut b, &mut n, &sel, args.rounds)?;
+        match paired_wall(&base, &new, &sel, args.layouts, &b, &n) {
+            Ok(p) => paired = Some(p),
+            Err(e) => {
+                eprintln!("compare: wall time in process rounds, not one paired harness: {e:#}");
+                wall_rounds(&base, &new, &mut b, &mut n, &sel, args.rounds)?;
+            }
+        }
     }
-    let cmp = compare::compare(&base.label, &new.label, &b, &n);
+    let cmp = compare::compare(&base.label, &new.label, &b, &n, paired.as_ref());
     write_outputs(&cmp, args.format)?;
     write_flamegraphs(&cmp, &b, &n)?;
     print!("{}", compare::markdown(&cmp));
@@ -335,6 +355,61 @@ fn keep_metrics(side: &mut Side, metrics: &Metrics) {
     if !metrics.wants(Measure::Cycles) {
         side.cycles.clear();
     }
+}
+
+/// Wall time from the dual harness (both revisions in one process) under `layouts` section
+/// orders; each case's outputs must be those the revisions' own verification recorded.
+fn paired_wall(
+    base: &Revision,
+    new: &Revision,
+    sel: &Selection,
+    layouts: u64,
+    b: &Side,
+    n: &Side,
+) -> Result<PairedWall> {
+    let (Some(base_src), Some(new_src)) = (base.code(), new.code()) else {
+        bail!("a saved run has no code to link");
+    };
+    let name = |r: &Revision| r.dir.file_name().map(|f| f.to_string_lossy().into_owned());
+    let key = format!("{}-{}", name(base).unwrap_or_default(), name(new).unwrap_or_default());
+    let dual = Dual::prepare(&base_src, &new_src, &key)?;
+    let seeds: Vec<u64> = (1..=layouts).collect();
+    let data = wirelab_bench::data::shared_data()
+        .ok()
+        .flatten()
+        .and_then(|d| d.canonicalize().ok());
+    let mut out = PairedWall {
+        layouts: seeds.len(),
+        cases: BTreeMap::new(),
+    };
+    for (backend, part) in by_backend(sel) {
+        let linked = dual.link_layouts(backend, &seeds)?;
+        for (i, layout) in linked.iter().enumerate() {
+            eprintln!(
+                "\n=== compare: wall time, layout {}/{} (seed {}): both revisions in one process ===",
+                i + 1,
+                linked.len(),
+                layout.seed
+            );
+            let settings = wirelab_bench::sampler::Settings {
+                seed: layout.seed,
+                ..Default::default()
+            };
+            let run = dual.run(layout, &part, &settings, data.as_deref())?;
+            for (id, case) in run.cases {
+                for (side, digest, label) in [(b, &case.base_digest, &base.label), (n, &case.new_digest, &new.label)] {
+                    if side.digests.get(&id).is_some_and(|d| d != digest) {
+                        bail!("{id}: the dual harness's output differs from what {label} verified");
+                    }
+                }
+                out.cases
+                    .entry(id)
+                    .or_default()
+                    .push(case.pairs.log_ratios());
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// Wall samples in alternating rounds: BASE then NEW in even rounds, NEW then BASE in odd ones.

@@ -51,10 +51,21 @@ pub fn mirror_workspace() -> Result<PathBuf> {
 /// Makes `dst` hold the workspace files of `src` (see [`mirror_workspace`]), rewriting only
 /// the files whose contents differ, and returns `dst`.
 pub fn sync_workspace(src: &Path, dst: &Path) -> Result<PathBuf> {
+    sync_workspace_with(src, dst, |_, bytes| Ok(bytes))
+}
+
+/// [`sync_workspace`] with each file's contents passed through `transform` (given its path
+/// relative to the workspace) before they are compared and written.
+pub fn sync_workspace_with(
+    src: &Path,
+    dst: &Path,
+    transform: impl Fn(&Path, Vec<u8>) -> Result<Vec<u8>>,
+) -> Result<PathBuf> {
     let wanted = files_under(src)?;
     for rel in &wanted {
         let (from, to) = (src.join(rel), dst.join(rel));
         let bytes = std::fs::read(&from).with_context(|| format!("reading {}", from.display()))?;
+        let bytes = transform(rel, bytes)?;
         if std::fs::read(&to).ok().as_deref() != Some(&bytes[..]) {
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent)?;

@@ -1,0 +1,253 @@
+//! The paired sampler: two revisions' runners of the same case timed in one process, batch
+//! against batch. `cargo lab compare` writes this file (with [`crate::rng`]) into the dual
+//! harness it generates, which links both revisions, so the file uses nothing but `std`, serde
+//! and the generator.
+//!
+//! For each case present in both revisions: a warm-up of both, one batch size for both
+//! (calibrated so a batch takes about [`Settings::batch_ns`], at least one run), then pairs of
+//! batches, BASE and NEW in a random order in each pair, until the pairs' ratio is known within
+//! [`Settings::precision`] or the case's time is up ([`Settings::max_ns`]). A pair's two
+//! batches run moments apart, so drift of the machine hits both alike and cancels in their
+//! ratio.
+
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::Instant;
+
+/// A case ready to time: its id, the digest of its verified output, and its runner (one run,
+/// output discarded).
+pub struct Timed {
+    /// `exp/workload/variant`.
+    pub id: String,
+    /// SHA-256 of the output it produced when verified against its baseline.
+    pub digest: String,
+    /// Performs the case once.
+    pub run: Box<dyn FnMut() -> u64>,
+}
+
+/// How long and how precisely each case is sampled.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// The time a batch should take, in nanoseconds (a batch is at least one run).
+    pub batch_ns: u64,
+    /// Warm-up per side before calibrating, in nanoseconds.
+    pub warmup_ns: u64,
+    /// Pairs taken before the precision is looked at.
+    pub min_pairs: usize,
+    /// Stop once the 95 % interval of the median pair ratio is within this relative distance
+    /// of it (0.01: +-1 %).
+    pub precision: f64,
+    /// Stop a case after this many nanoseconds of pairs, precise or not.
+    pub max_ns: u64,
+    /// Seeds the order of the sides in each pair.
+    pub seed: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            batch_ns: 1_000_000,
+            warmup_ns: 20_000_000,
+            min_pairs: 24,
+            precision: 0.01,
+            max_ns: 400_000_000,
+            seed: 1,
+        }
+    }
+}
+
+/// The pairs of one case in one process: time per run of each side's batch, pair by pair.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pairs {
+    /// Runs per batch (the same for both sides).
+    pub iters: u64,
+    /// BASE's time per run in each pair, in nanoseconds.
+    pub base_ns: Vec<f64>,
+    /// NEW's, in the same pairs.
+    pub new_ns: Vec<f64>,
+}
+
+impl Pairs {
+    /// `ln(new / base)` of each pair.
+    pub fn log_ratios(&self) -> Vec<f64> {
+        self.base_ns
+            .iter()
+            .zip(&self.new_ns)
+            .filter(|(b, n)| **b > 0.0 && **n > 0.0)
+            .map(|(b, n)| (n / b).ln())
+            .collect()
+    }
+}
+
+/// One case's result in one process (one link layout).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairedCase {
+    /// BASE's output digest.
+    pub base_digest: String,
+    /// NEW's output digest.
+    pub new_digest: String,
+    /// The pairs.
+    pub pairs: Pairs,
+}
+
+/// What one process of the dual harness measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LayoutRun {
+    /// The cases present in both revisions, by id.
+    pub cases: BTreeMap<String, PairedCase>,
+}
+
+/// The median of `v` (sorted in place); 0 when empty.
+pub fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_unstable_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[mid]
+    } else {
+        (v[mid - 1] + v[mid]) / 2.0
+    }
+}
+
+/// Half the width of a distribution-free 95 % interval of the median of `logs` (order
+/// statistics n/2 -+ 0.98 sqrt(n)), in log units; infinite below 8 values.
+pub fn median_half_width(logs: &[f64]) -> f64 {
+    let n = logs.len();
+    if n < 8 {
+        return f64::INFINITY;
+    }
+    let mut v = logs.to_vec();
+    v.sort_unstable_by(f64::total_cmp);
+    let k = (0.98 * (n as f64).sqrt()).ceil() as usize;
+    let (lo, hi) = ((n / 2).saturating_sub(k), (n / 2 + k).min(n - 1));
+    (v[hi] - v[lo]) / 2.0
+}
+
+/// The time per run of one batch of `iters` runs, in nanoseconds.
+fn batch(run: &mut dyn FnMut() -> u64, iters: u64) -> f64 {
+    let started = Instant::now();
+    for _ in 0..iters {
+        black_box(run());
+    }
+    started.elapsed().as_nanos() as f64 / iters as f64
+}
+
+/// Runs both sides alternately for about `warmup_ns` each and returns their mean time per run.
+fn warm_up(base: &mut dyn FnMut() -> u64, new: &mut dyn FnMut() -> u64, warmup_ns: u64) -> f64 {
+    let (mut runs, started) = (0u64, Instant::now());
+    let mut iters = 1;
+    while (started.elapsed().as_nanos() as u64) < 2 * warmup_ns {
+        batch(base, iters);
+        batch(new, iters);
+        runs += 2 * iters;
+        iters = (iters * 2).min(1 << 20);
+    }
+    started.elapsed().as_nanos() as f64 / runs.max(1) as f64
+}
+
+/// Times `base` against `new` in pairs of equal batches (see the module's description).
+pub fn sample(
+    base: &mut dyn FnMut() -> u64,
+    new: &mut dyn FnMut() -> u64,
+    settings: &Settings,
+    rng: &mut Rng,
+) -> Pairs {
+    let per_run = warm_up(base, new, settings.warmup_ns);
+    let iters = ((settings.batch_ns as f64 / per_run.max(1.0)).round() as u64).max(1);
+    let mut pairs = Pairs {
+        iters,
+        ..Pairs::default()
+    };
+    let started = Instant::now();
+    loop {
+        let (b, n) = if rng.next_u64() & 1 == 0 {
+            let b = batch(base, iters);
+            (b, batch(new, iters))
+        } else {
+            let n = batch(new, iters);
+            (batch(base, iters), n)
+        };
+        pairs.base_ns.push(b);
+        pairs.new_ns.push(n);
+        let enough = pairs.base_ns.len() >= settings.min_pairs
+            && median_half_width(&pairs.log_ratios()) <= settings.precision;
+        if enough || started.elapsed().as_nanos() as u64 >= settings.max_ns {
+            return pairs;
+        }
+    }
+}
+
+/// Times every case present in both revisions, in BASE's order; `progress` hears each id
+/// before it is timed.
+pub fn run_layout(
+    base: Vec<Timed>,
+    new: Vec<Timed>,
+    settings: &Settings,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> LayoutRun {
+    let mut new: BTreeMap<String, Timed> = new.into_iter().map(|t| (t.id.clone(), t)).collect();
+    let both: Vec<(Timed, Timed)> = base
+        .into_iter()
+        .filter_map(|b| new.remove(&b.id).map(|n| (b, n)))
+        .collect();
+    let mut rng = Rng::new(settings.seed);
+    let mut out = LayoutRun::default();
+    let total = both.len();
+    for (i, (mut b, mut n)) in both.into_iter().enumerate() {
+        progress(i, total, &b.id);
+        let pairs = sample(&mut b.run, &mut n.run, settings, &mut rng);
+        out.cases.insert(
+            b.id,
+            PairedCase {
+                base_digest: b.digest,
+                new_digest: n.digest,
+                pairs,
+            },
+        );
+    }
+    out
+}
+
+/// The dual harness's `main`: `HARNESS OUT SETTINGS_JSON [SELECTION...]`. Allocates a
+/// seed-dependent amount before each side loads its inputs (so that neither side keeps one
+/// lucky placement of its inputs from layout to layout), times the cases and writes the
+/// [`LayoutRun`] to OUT as JSON.
+pub fn main(
+    base: fn(&[String]) -> Result<Vec<Timed>, String>,
+    new: fn(&[String]) -> Result<Vec<Timed>, String>,
+) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(out), Some(settings)) = (args.first(), args.get(1)) else {
+        eprintln!("usage: dual-harness OUT SETTINGS_JSON [SELECTION...]");
+        std::process::exit(2);
+    };
+    let settings: Settings = serde_json::from_str(settings).unwrap_or_else(|e| {
+        eprintln!("error: bad settings: {e}");
+        std::process::exit(2)
+    });
+    let sel = &args[2..];
+    let mut rng = Rng::new(settings.seed ^ 0xA11C);
+    let load = |side: fn(&[String]) -> Result<Vec<Timed>, String>, rng: &mut Rng| {
+        let pad = vec![0u8; rng.range(1, 64 * 1024)];
+        let cases = side(sel).unwrap_or_else(|e| {
+            eprintln!("error: {e}");
+            std::process::exit(1)
+        });
+        (pad, cases)
+    };
+    let (_pad_b, b) = load(base, &mut rng);
+    let (_pad_n, n) = load(new, &mut rng);
+    let run = run_layout(b, n, &settings, &mut |i, total, id| {
+        eprint!("\r\x1b[2K  [{}/{total}] {id}", i + 1);
+    });
+    eprintln!();
+    let json = serde_json::to_string(&run).expect("a layout run serializes");
+    std::fs::write(out, json).unwrap_or_else(|e| {
+        eprintln!("error: writing {out}: {e}");
+        std::process::exit(2)
+    });
+}
