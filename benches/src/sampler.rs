@@ -241,10 +241,17 @@ pub fn main(
     };
     let (_pad_b, b) = load(base, &mut rng);
     let (_pad_n, n) = load(new, &mut rng);
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let run = run_layout(b, n, &settings, &mut |i, total, id| {
-        eprint!("\r\x1b[2K  [{}/{total}] {id}", i + 1);
+        if tty {
+            eprint!("\r\x1b[2K  [{}/{total}] {id}", i + 1);
+        } else if i == 0 || (i + 1) % 10 == 0 || i + 1 == total {
+            eprintln!("  [{}/{total}] {id}", i + 1);
+        }
     });
-    eprintln!();
+    if tty {
+        eprintln!();
+    }
     let json = serde_json::to_string(&run).expect("a layout run serializes");
     std::fs::write(out, json).unwrap_or_else(|e| {
         eprintln!("error: writing {out}: {e}");
