@@ -388,13 +388,7 @@ fn wall_ratio(
     })
 }
 
-fn delta(
-    id: &str,
-    base: &Side,
-    new: &Side,
-    paired: Option<&PairedWall>,
-    level: f64,
-) -> CaseDelta {
+fn delta(id: &str, base: &Side, new: &Side, paired: Option<&PairedWall>, level: f64) -> CaseDelta {
     let count = |a: &Alloc| AllocCount {
         blocks: a.blocks,
         bytes: a.bytes,
@@ -505,14 +499,18 @@ impl Gate {
                 .map(|a| pct(a.base.bytes, a.new.bytes))
                 .filter(|d| over(*d, p))
                 .map(|d| format!("bytes {d:+.2} % (limit {p:+} %)")),
-            Gate::Wall(p) => c.wall.as_ref().filter(|w| w.lower > 1.0 + p / 100.0).map(|w| {
-                format!(
-                    "wall {:+.1} % [{:+.1}, {:+.1}] (limit {p:+} %)",
-                    (w.ratio - 1.0) * 100.0,
-                    (w.lower - 1.0) * 100.0,
-                    (w.upper - 1.0) * 100.0
-                )
-            }),
+            Gate::Wall(p) => c
+                .wall
+                .as_ref()
+                .filter(|w| w.lower > 1.0 + p / 100.0)
+                .map(|w| {
+                    format!(
+                        "wall {:+.1} % [{:+.1}, {:+.1}] (limit {p:+} %)",
+                        (w.ratio - 1.0) * 100.0,
+                        (w.lower - 1.0) * 100.0,
+                        (w.upper - 1.0) * 100.0
+                    )
+                }),
         }
     }
 }

@@ -136,6 +136,10 @@ enum Cmd {
     /// lab runs it natively and under valgrind; see `reports/*.md`'s † marks).
     #[command(hide = true)]
     Kernels,
+    /// Time two workspace folders against each other with the dual harness (what `compare`
+    /// does for git revisions), writing each case's pairs per layout as JSON.
+    #[command(hide = true)]
+    Dual(dual::Args),
     /// Write the wirelab crate's public API (default features) to core/public-api.txt, from
     /// rustdoc's JSON output; with --check, fail when the file differs from the code.
     Api {
@@ -216,6 +220,7 @@ fn main() {
         Cmd::FuzzSmoke { seconds, asan } => fuzz::run_targets("all", seconds, asan, Some(1)),
         Cmd::HarnessTest => harness::wall_test_mode(),
         Cmd::Kernels => harness::print_kernels(),
+        Cmd::Dual(args) => dual::run_verb(&args),
         Cmd::Api { check } => api::run(&wirelab_bench::paths::workspace_root(), check),
     };
     if let Err(e) = result {

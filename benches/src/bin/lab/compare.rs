@@ -7,7 +7,6 @@
 //! alternating process rounds (BASE, NEW, NEW, BASE, …) so that drift of the machine hits both
 //! alike. What is compared is `wirelab_bench::compare`.
 
-use crate::dual::Dual;
 use crate::mirror::sync_workspace;
 use crate::tools::{Measure, Metrics, by_backend, output_of, run_in};
 use anyhow::{Context, Result, bail};
@@ -371,43 +370,29 @@ fn paired_wall(
         bail!("a saved run has no code to link");
     };
     let name = |r: &Revision| r.dir.file_name().map(|f| f.to_string_lossy().into_owned());
-    let key = format!("{}-{}", name(base).unwrap_or_default(), name(new).unwrap_or_default());
-    let dual = Dual::prepare(&base_src, &new_src, &key)?;
-    let seeds: Vec<u64> = (1..=layouts).collect();
-    let data = wirelab_bench::data::shared_data()
-        .ok()
-        .flatten()
-        .and_then(|d| d.canonicalize().ok());
+    let key = format!(
+        "{}-{}",
+        name(base).unwrap_or_default(),
+        name(new).unwrap_or_default()
+    );
+    let runs = crate::dual::paired_runs(&base_src, &new_src, &key, sel, layouts)?;
     let mut out = PairedWall {
-        layouts: seeds.len(),
+        layouts: layouts as usize,
         cases: BTreeMap::new(),
     };
-    for (backend, part) in by_backend(sel) {
-        let linked = dual.link_layouts(backend, &seeds)?;
-        for (i, layout) in linked.iter().enumerate() {
-            eprintln!(
-                "\n=== compare: wall time, layout {}/{} (seed {}): both revisions in one process ===",
-                i + 1,
-                linked.len(),
-                layout.seed
-            );
-            let settings = wirelab_bench::sampler::Settings {
-                seed: layout.seed,
-                ..Default::default()
-            };
-            let run = dual.run(layout, &part, &settings, data.as_deref())?;
-            for (id, case) in run.cases {
-                for (side, digest, label) in [(b, &case.base_digest, &base.label), (n, &case.new_digest, &new.label)] {
-                    if side.digests.get(&id).is_some_and(|d| d != digest) {
-                        bail!("{id}: the dual harness's output differs from what {label} verified");
-                    }
+    for (id, per_layout) in runs {
+        for case in &per_layout {
+            for (side, digest, label) in [
+                (b, &case.base_digest, &base.label),
+                (n, &case.new_digest, &new.label),
+            ] {
+                if side.digests.get(&id).is_some_and(|d| d != digest) {
+                    bail!("{id}: the dual harness's output differs from what {label} verified");
                 }
-                out.cases
-                    .entry(id)
-                    .or_default()
-                    .push(case.pairs.log_ratios());
             }
         }
+        let logs = per_layout.iter().map(|c| c.pairs.log_ratios()).collect();
+        out.cases.insert(id, logs);
     }
     Ok(out)
 }

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use wirelab_bench::catalog::Backend;
-use wirelab_bench::sampler::{LayoutRun, Settings};
+use wirelab_bench::sampler::{LayoutRun, PairedCase, Settings};
 use wirelab_bench::selection::Selection;
 
 /// Where the pairs' folders and the shared target folder live.
@@ -105,7 +105,13 @@ impl Dual {
             let mut cmd = Command::new("cargo");
             cmd.args(["rustc", "--release", "--bin", HARNESS, "--manifest-path"])
                 .arg(self.dir.join("harness").join("Cargo.toml"))
-                .args(backend.feature().map(|_| ["--features", "zlib-rs"]).iter().flatten())
+                .args(
+                    backend
+                        .feature()
+                        .map(|_| ["--features", "zlib-rs"])
+                        .iter()
+                        .flatten(),
+                )
                 .args(["--", "-C"])
                 .arg(format!("link-arg=-Wl,--shuffle-sections=*={seed}"))
                 .env("CARGO_TARGET_DIR", &target)
@@ -158,6 +164,90 @@ impl Dual {
         }
         wirelab_bench::records::read_json(&out).map_err(anyhow::Error::msg)
     }
+}
+
+/// Each case's results, layout by layout.
+pub type Runs = BTreeMap<String, Vec<PairedCase>>;
+
+/// Times the cases of `sel` present in both source trees against each other: one dual
+/// harness (folder `d-<key>`), linked under `layouts` section orders (seeds 1..=layouts), each
+/// layout one process over every case.
+///
+/// # Errors
+///
+/// When the two cannot be linked together, or a harness fails.
+pub fn paired_runs(
+    base_src: &Path,
+    new_src: &Path,
+    key: &str,
+    sel: &Selection,
+    layouts: u64,
+) -> Result<Runs> {
+    let dual = Dual::prepare(base_src, new_src, key)?;
+    let seeds: Vec<u64> = (1..=layouts).collect();
+    let data = wirelab_bench::data::shared_data()
+        .ok()
+        .flatten()
+        .and_then(|d| d.canonicalize().ok());
+    let mut runs = Runs::new();
+    for (backend, part) in crate::tools::by_backend(sel) {
+        let linked = dual.link_layouts(backend, &seeds)?;
+        for (i, layout) in linked.iter().enumerate() {
+            eprintln!(
+                "\n=== compare: wall time, layout {}/{} (seed {}): both revisions in one process ===",
+                i + 1,
+                linked.len(),
+                layout.seed
+            );
+            let settings = Settings {
+                seed: layout.seed,
+                ..Settings::default()
+            };
+            let run = dual.run(layout, &part, &settings, data.as_deref())?;
+            for (id, case) in run.cases {
+                runs.entry(id).or_default().push(case);
+            }
+        }
+    }
+    Ok(runs)
+}
+
+/// The arguments of the hidden `cargo lab dual` (the dual harness on two source trees, for
+/// tests and for timing two checkouts that are not git revisions).
+#[derive(clap::Args)]
+pub struct Args {
+    /// BASE's workspace folder.
+    base: PathBuf,
+    /// NEW's workspace folder.
+    new: PathBuf,
+    /// Link layouts to measure.
+    #[arg(long, default_value_t = 3)]
+    layouts: u64,
+    /// Where to write each case's results, layout by layout (JSON).
+    #[arg(long)]
+    out: PathBuf,
+    /// Names the pair's folder (`/tmp/wirelab-cmp/d-KEY`; default: from the two paths).
+    #[arg(long)]
+    key: Option<String>,
+}
+
+/// `cargo lab dual BASE NEW --out FILE`: every case both trees have (their labs' default
+/// selection), paired.
+pub fn run_verb(args: &Args) -> Result<()> {
+    let key = args.key.clone().unwrap_or_else(|| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&args.base, &args.new).hash(&mut h);
+        format!("trees-{:016x}", h.finish())
+    });
+    let runs = paired_runs(
+        &args.base,
+        &args.new,
+        &key,
+        &Selection::default(),
+        args.layouts,
+    )?;
+    wirelab_bench::records::write_json(&args.out, &runs).map_err(anyhow::Error::msg)
 }
 
 fn selection_words(sel: &Selection) -> Vec<String> {

@@ -1,0 +1,190 @@
+//! Paired wall time: the sampler's pairing and the interval arithmetic over layouts, on
+//! synthetic samples whose true ratio is known.
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use wirelab_bench::compare::{self, PairedWall, Side, WallMethod};
+use wirelab_bench::report::bootstrap::{ratio_over_layouts, student_t_quantile};
+use wirelab_bench::rng::Rng;
+use wirelab_bench::sampler::{self, Pairs, Settings, Timed};
+
+/// Noise of about +-`spread` (relative), symmetric in log space.
+fn noise(rng: &mut Rng, spread: f64) -> f64 {
+    let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    ((u - 0.5) * 2.0 * spread).exp()
+}
+
+/// `layouts` layouts of `pairs` pairs each: BASE at 100 ns times a drift common to both sides
+/// of the pair (up to 3x), NEW at `ratio(l)` times that, each batch with its own small noise.
+fn synthetic(layouts: usize, pairs: usize, ratio: impl Fn(usize) -> f64) -> Vec<Vec<f64>> {
+    let mut rng = Rng::new(7);
+    (0..layouts)
+        .map(|l| {
+            let mut p = Pairs {
+                iters: 10,
+                ..Pairs::default()
+            };
+            for i in 0..pairs {
+                let drift = 1.0 + 2.0 * ((i * 7919) % 101) as f64 / 100.0;
+                p.base_ns.push(100.0 * drift * noise(&mut rng, 0.02));
+                p.new_ns
+                    .push(100.0 * ratio(l) * drift * noise(&mut rng, 0.02));
+            }
+            p.log_ratios()
+        })
+        .collect()
+}
+
+#[test]
+fn student_t_quantiles_match_the_tables() {
+    for (p, df, table) in [
+        (0.975, 4.0, 2.776),
+        (0.975, 30.0, 2.042),
+        (0.9995, 4.0, 8.610),
+        (0.995, 7.0, 3.499),
+        (0.975, 1.0, 12.706),
+    ] {
+        let t = student_t_quantile(p, df);
+        assert!(
+            (t - table).abs() < 0.002,
+            "t({p}, {df}) = {t}, tables say {table}"
+        );
+    }
+}
+
+#[test]
+fn a_known_ratio_is_recovered() {
+    let layouts = synthetic(6, 200, |_| 1.10);
+    let r = ratio_over_layouts(&layouts, 0.999).unwrap();
+    assert!((r.ratio.value - 1.10).abs() < 0.005, "{r:?}");
+    assert!(r.ratio.lower > 1.08 && r.ratio.upper < 1.12, "{r:?}");
+    assert!(r.ratio.lower <= 1.10 && r.ratio.upper >= 1.10, "{r:?}");
+}
+
+#[test]
+fn drift_common_to_both_sides_cancels() {
+    // The drift triples the times within every layout; the ratio of medians of the unpaired
+    // samples would carry that spread, the pairs do not.
+    let layouts = synthetic(5, 100, |_| 1.05);
+    let r = ratio_over_layouts(&layouts, 0.95).unwrap();
+    assert!((r.ratio.value - 1.05).abs() < 0.005, "{r:?}");
+    assert!(r.ratio.upper - r.ratio.lower < 0.02, "{r:?}");
+}
+
+#[test]
+fn a_layout_bias_that_flips_widens_the_interval_instead_of_moving_the_ratio() {
+    let flip = |l: usize| if l % 2 == 0 { 1.10 } else { 1.0 / 1.10 };
+    let layouts = synthetic(6, 200, flip);
+    let r = ratio_over_layouts(&layouts, 0.95).unwrap();
+    assert!((r.ratio.value - 1.0).abs() < 0.01, "{r:?}");
+    assert!(r.ratio.lower < 0.95 && r.ratio.upper > 1.05, "{r:?}");
+    let (lo, hi) = (
+        r.per_layout.iter().copied().fold(f64::MAX, f64::min),
+        r.per_layout.iter().copied().fold(f64::MIN, f64::max),
+    );
+    assert!(lo < 0.92 && hi > 1.08, "per layout {:?}", r.per_layout);
+    // The same bias in one layout only is what one build would have reported.
+    let one = ratio_over_layouts(&layouts[..1], 0.95).unwrap();
+    assert!(one.ratio.lower > 1.08, "{one:?}");
+}
+
+#[test]
+fn a_layout_that_moves_one_case_alone_still_contains_one_in_an_a_a() {
+    // Five layouts, all on one side of 1 by chance: a percentile interval over five layouts
+    // would exclude 1.00; Student's t over layouts does not.
+    let layouts = synthetic(5, 200, |l| [1.01, 1.03, 1.02, 1.05, 1.015][l]);
+    let r = ratio_over_layouts(&layouts, 0.999).unwrap();
+    assert!(r.ratio.lower < 1.0, "{r:?}");
+}
+
+/// A runner that counts its runs and spins `work` times.
+fn spinner(work: u64, runs: Rc<Cell<u64>>) -> Box<dyn FnMut() -> u64> {
+    Box::new(move || {
+        runs.set(runs.get() + 1);
+        (0..work).fold(0u64, |a, i| std::hint::black_box(a.wrapping_add(i)))
+    })
+}
+
+#[test]
+fn pairs_run_both_sides_equally_and_stop_when_precise_or_at_the_cap() {
+    let settings = Settings {
+        batch_ns: 50_000,
+        warmup_ns: 1_000_000,
+        min_pairs: 8,
+        precision: 1.0,
+        max_ns: 2_000_000_000,
+        seed: 3,
+    };
+    let (b, n) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+    let (mut base, mut new) = (spinner(100, b.clone()), spinner(100, n.clone()));
+    let pairs = sampler::sample(&mut base, &mut new, &settings, &mut Rng::new(1));
+    // A precision of 100 % is met as soon as it is looked at: after the minimum.
+    assert_eq!(pairs.base_ns.len(), 8);
+    assert_eq!(pairs.new_ns.len(), 8);
+    assert!(pairs.iters >= 1);
+    assert_eq!(b.get(), n.get(), "both sides ran as often");
+    // A precision never met stops at the time cap.
+    let capped = Settings {
+        precision: 0.0,
+        max_ns: 20_000_000,
+        ..settings
+    };
+    let started = std::time::Instant::now();
+    let pairs = sampler::sample(&mut base, &mut new, &capped, &mut Rng::new(1));
+    assert!(pairs.base_ns.len() > 8);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[test]
+fn a_layout_times_the_cases_both_sides_have_and_carries_their_digests() {
+    let timed = |id: &str, digest: &str| Timed {
+        id: id.to_owned(),
+        digest: digest.to_owned(),
+        run: spinner(10, Rc::new(Cell::new(0))),
+    };
+    let settings = Settings {
+        batch_ns: 10_000,
+        warmup_ns: 100_000,
+        min_pairs: 8,
+        precision: 1.0,
+        max_ns: 10_000_000,
+        seed: 1,
+    };
+    let base = vec![timed("e/w/a", "1"), timed("e/w/b", "2")];
+    let new = vec![timed("e/w/b", "3"), timed("e/w/c", "4")];
+    let mut heard = Vec::new();
+    let run = sampler::run_layout(base, new, &settings, &mut |_, _, id| {
+        heard.push(id.to_owned())
+    });
+    assert_eq!(heard, ["e/w/b"]);
+    let case = &run.cases["e/w/b"];
+    assert_eq!(
+        (case.base_digest.as_str(), case.new_digest.as_str()),
+        ("2", "3")
+    );
+    assert_eq!(case.pairs.base_ns.len(), 8);
+}
+
+#[test]
+fn compare_takes_wall_time_from_the_pairs_and_says_so() {
+    let side = |digest: &str| Side {
+        digests: BTreeMap::from([("e/w/v".to_owned(), digest.to_owned())]),
+        ..Side::default()
+    };
+    let paired = PairedWall {
+        layouts: 6,
+        cases: BTreeMap::from([("e/w/v".to_owned(), synthetic(6, 100, |_| 1.2))]),
+    };
+    let cmp = compare::compare("a", "b", &side("x"), &side("x"), Some(&paired));
+    assert_eq!(cmp.wall_method, Some(WallMethod::Paired { layouts: 6 }));
+    let wall = cmp.cases[0].wall.as_ref().unwrap();
+    assert!((wall.ratio - 1.2).abs() < 0.01, "{wall:?}");
+    assert_eq!(wall.layouts.len(), 6);
+    let md = compare::markdown(&cmp);
+    assert!(md.contains("6 link layouts"), "{md}");
+    assert!(md.contains("layouts 1.1"), "{md}");
+    let json = serde_json::to_string(&cmp).unwrap();
+    let back: compare::Comparison = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, cmp);
+}
