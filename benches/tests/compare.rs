@@ -70,14 +70,14 @@ fn cases_are_matched_by_id_sorted_by_change_and_unchanged_ones_folded() {
     assert_eq!(cmp.removed, ["crc/frag-64/adaptive"]);
     let slow = &cmp.cases[1];
     assert!((slow.instructions_pct().unwrap() - 10.0).abs() < 1e-9);
-    let wall = slow.wall.unwrap();
+    let wall = slow.wall.clone().unwrap();
     assert!(
         wall.lower > 1.05 && wall.upper < 1.15,
         "{wall:?} should bracket 1.10"
     );
     let same = &cmp.cases[2];
     assert!(same.unchanged(), "{same:?}");
-    assert!(same.wall.unwrap().spans_one());
+    assert!(same.wall.as_ref().unwrap().spans_one());
     let md = compare::markdown(&cmp);
     assert!(md.contains("1 of 3 cases unchanged"), "{md}");
     assert!(md.contains("**changed**"), "{md}");

@@ -174,8 +174,8 @@ pub struct LayoutRatio {
 ///
 /// The interval is two-level, as the layouts are a sample of the layouts the code could get:
 /// a bootstrap draws layouts with replacement and, within each drawn layout, its pairs with
-/// replacement. With two or more layouts the interval is the estimate -+ Student's t (layouts
-/// - 1 degrees of freedom, at `level`) times the bootstrap's standard error (corrected by
+/// replacement. With two or more layouts the interval is the estimate -+ Student's t (with
+/// one degree of freedom fewer than layouts, at `level`) times the bootstrap's standard error (corrected by
 /// sqrt(L / (L - 1)), the bootstrap's known shortfall over L units): a percentile interval
 /// over five layouts can never be wider than their range, so a case that layout alone moves
 /// would exclude 1.00 in one comparison of sixteen. With one layout, the percentile interval

@@ -375,7 +375,7 @@ fn paired_wall(
         name(base).unwrap_or_default(),
         name(new).unwrap_or_default()
     );
-    let runs = crate::dual::paired_runs(&base_src, &new_src, &key, sel, layouts)?;
+    let runs = crate::dual::paired_runs(&base_src, &new_src, &key, by_backend(sel), layouts)?;
     let mut out = PairedWall {
         layouts: layouts as usize,
         cases: BTreeMap::new(),

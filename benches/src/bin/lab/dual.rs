@@ -169,9 +169,9 @@ impl Dual {
 /// Each case's results, layout by layout.
 pub type Runs = BTreeMap<String, Vec<PairedCase>>;
 
-/// Times the cases of `sel` present in both source trees against each other: one dual
-/// harness (folder `d-<key>`), linked under `layouts` section orders (seeds 1..=layouts), each
-/// layout one process over every case.
+/// Times the cases of each part (a backend and its selection) present in both source trees
+/// against each other: one dual harness (folder `d-<key>`) per backend, linked under `layouts`
+/// section orders (seeds 1..=layouts), each layout one process over every case.
 ///
 /// # Errors
 ///
@@ -180,7 +180,7 @@ pub fn paired_runs(
     base_src: &Path,
     new_src: &Path,
     key: &str,
-    sel: &Selection,
+    parts: Vec<(Backend, Selection)>,
     layouts: u64,
 ) -> Result<Runs> {
     let dual = Dual::prepare(base_src, new_src, key)?;
@@ -190,7 +190,7 @@ pub fn paired_runs(
         .flatten()
         .and_then(|d| d.canonicalize().ok());
     let mut runs = Runs::new();
-    for (backend, part) in crate::tools::by_backend(sel) {
+    for (backend, part) in parts {
         let linked = dual.link_layouts(backend, &seeds)?;
         for (i, layout) in linked.iter().enumerate() {
             eprintln!(
@@ -244,7 +244,7 @@ pub fn run_verb(args: &Args) -> Result<()> {
         &args.base,
         &args.new,
         &key,
-        &Selection::default(),
+        vec![(Backend::MinizOxide, Selection::default())],
         args.layouts,
     )?;
     wirelab_bench::records::write_json(&args.out, &runs).map_err(anyhow::Error::msg)
