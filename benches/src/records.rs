@@ -151,6 +151,45 @@ pub struct Record {
     /// Where the instruction count measures another kernel than the wall time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paths: Option<Paths>,
+    /// The speed-up over the page's baseline, timed in pairs with it under several link
+    /// layouts (not for the baseline itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<LayoutSpeedup>,
+}
+
+/// A variant's speed-up over its page's baseline from `cargo lab bench`'s ladder phase: both
+/// timed in pairs of batches in one process, under several link layouts (section orders).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LayoutSpeedup {
+    /// Baseline time over variant time: the geometric mean over layouts of each layout's
+    /// median pair ratio.
+    pub value: f64,
+    /// Lower bound of its 95 % interval (bootstrap over layouts, then pairs).
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+    /// Each layout's own speed-up, in layout order.
+    pub layouts: Vec<f64>,
+}
+
+impl LayoutSpeedup {
+    /// The lowest and highest of the layouts' own speed-ups.
+    pub fn layout_range(&self) -> (f64, f64) {
+        let lo = self.layouts.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = self
+            .layouts
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        (lo, hi)
+    }
+
+    /// Whether the link layout alone moves this speed-up by more than it differs from 1:
+    /// then a report does not rank the variant against its baseline.
+    pub fn within_layout_spread(&self) -> bool {
+        let (lo, hi) = self.layout_range();
+        self.layouts.len() > 1 && hi - lo > (self.value - 1.0).abs()
+    }
 }
 
 /// The environment a measurement was taken in.
@@ -187,6 +226,9 @@ pub struct Durations {
     pub verify: f64,
     /// Wall time (criterion), with its builds.
     pub wall: f64,
+    /// The ladder over link layouts (part of the wall-time phase), with its links.
+    #[serde(default)]
+    pub ladder: f64,
     /// Instructions (gungraun), with its builds.
     pub instructions: f64,
     /// Allocations (dhat), with its builds.
@@ -199,8 +241,9 @@ pub struct Durations {
 /// `target/wirelab/compare/*.json`): raised when a field changes meaning or goes away; a
 /// reader checks it before trusting the rest. 1 had no field (files before 2026-12-03); 2 adds
 /// `cycles` and `paths` to a case's record and `why`, `cycles` and `other_path` to compare's
-/// cases.
-pub const SCHEMA_VERSION: u32 = 2;
+/// cases; 3 adds `ladder` to a case's record and `wall_method` and `wall.layouts` to compare's
+/// output.
+pub const SCHEMA_VERSION: u32 = 3;
 
 fn schema_v1() -> u32 {
     1
@@ -329,13 +372,16 @@ pub enum Metric {
     Alloc,
     /// Case id -> [`CacheSim`] (only when a run asks for the `cycles` metric).
     Cycles,
+    /// Case id -> [`LayoutSpeedup`] (the wall-time phase's ladder).
+    Ladder,
 }
 
 impl Metric {
     /// Every metric, in the order a run measures them.
-    pub const ALL: [Metric; 5] = [
+    pub const ALL: [Metric; 6] = [
         Metric::Verify,
         Metric::Wall,
+        Metric::Ladder,
         Metric::Instructions,
         Metric::Alloc,
         Metric::Cycles,
@@ -359,6 +405,7 @@ impl Metric {
             Metric::Instructions => "icount",
             Metric::Alloc => "alloc",
             Metric::Cycles => "cycles",
+            Metric::Ladder => "ladder",
         }
     }
 }
@@ -431,6 +478,8 @@ pub fn gather(exp: &str, receipt: &Receipt) -> Result<ExperimentData, String> {
         read_json_if_present(&Metric::Alloc.file(exp))?.unwrap_or_default();
     let mut cycles: BTreeMap<String, CacheSim> =
         read_json_if_present(&Metric::Cycles.file(exp))?.unwrap_or_default();
+    let mut ladder: BTreeMap<String, LayoutSpeedup> =
+        read_json_if_present(&Metric::Ladder.file(exp))?.unwrap_or_default();
     let kernels: Option<KernelChoices> = read_json_if_present(&KernelChoices::file())?;
     let dispatch = crate::catalog::experiment(exp).map_or(&[][..], |e| e.meta().dispatch);
     let paths = |id: &str| {
@@ -446,6 +495,7 @@ pub fn gather(exp: &str, receipt: &Receipt) -> Result<ExperimentData, String> {
             instructions: icount.remove(&id),
             alloc: alloc.remove(&id),
             cycles: cycles.remove(&id),
+            ladder: ladder.remove(&id),
             output: Some(output),
         };
         cases.insert(id, record);

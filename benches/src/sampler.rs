@@ -212,49 +212,129 @@ pub fn run_layout(
     out
 }
 
-/// The dual harness's `main`: `HARNESS OUT SETTINGS_JSON [SELECTION...]`. Allocates a
-/// seed-dependent amount before each side loads its inputs (so that neither side keeps one
-/// lucky placement of its inputs from layout to layout), times the cases and writes the
-/// [`LayoutRun`] to OUT as JSON.
-pub fn main(
-    base: fn(&[String]) -> Result<Vec<Timed>, String>,
-    new: fn(&[String]) -> Result<Vec<Timed>, String>,
-) {
+/// A workload's cases for the ladder of `cargo lab bench`: the page's baseline and the other
+/// variants, each timed in pairs against the baseline.
+pub struct Rungs {
+    /// The baseline's case.
+    pub baseline: Timed,
+    /// The other variants' cases, in ladder order.
+    pub others: Vec<Timed>,
+}
+
+/// Times each variant of each workload against its baseline, in pairs (one process, one link
+/// layout); the results are keyed by the variant's id, BASE being the baseline.
+pub fn run_ladder(
+    workloads: Vec<Rungs>,
+    settings: &Settings,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> LayoutRun {
+    let mut rng = Rng::new(settings.seed);
+    let mut out = LayoutRun::default();
+    let total = workloads.iter().map(|w| w.others.len()).sum();
+    let mut i = 0;
+    for Rungs {
+        mut baseline,
+        others,
+    } in workloads
+    {
+        for mut other in others {
+            progress(i, total, &other.id);
+            i += 1;
+            let pairs = sample(&mut baseline.run, &mut other.run, settings, &mut rng);
+            let case = PairedCase {
+                base_digest: baseline.digest.clone(),
+                new_digest: other.digest,
+                pairs,
+            };
+            out.cases.insert(other.id, case);
+        }
+    }
+    out
+}
+
+/// The arguments every harness of this sampler takes: `OUT SETTINGS_JSON [SELECTION...]`.
+struct Invocation {
+    out: String,
+    settings: Settings,
+    selection: Vec<String>,
+}
+
+fn invocation(usage: &str) -> Invocation {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(out), Some(settings)) = (args.first(), args.get(1)) else {
-        eprintln!("usage: dual-harness OUT SETTINGS_JSON [SELECTION...]");
+        eprintln!("usage: {usage} OUT SETTINGS_JSON [SELECTION...]");
         std::process::exit(2);
     };
     let settings: Settings = serde_json::from_str(settings).unwrap_or_else(|e| {
         eprintln!("error: bad settings: {e}");
         std::process::exit(2)
     });
-    let sel = &args[2..];
-    let mut rng = Rng::new(settings.seed ^ 0xA11C);
-    let load = |side: fn(&[String]) -> Result<Vec<Timed>, String>, rng: &mut Rng| {
-        let pad = vec![0u8; rng.range(1, 64 * 1024)];
-        let cases = side(sel).unwrap_or_else(|e| {
-            eprintln!("error: {e}");
-            std::process::exit(1)
-        });
-        (pad, cases)
-    };
-    let (_pad_b, b) = load(base, &mut rng);
-    let (_pad_n, n) = load(new, &mut rng);
-    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let run = run_layout(b, n, &settings, &mut |i, total, id| {
+    Invocation {
+        out: out.clone(),
+        settings,
+        selection: args[2..].to_vec(),
+    }
+}
+
+/// Loads cases after a seed-dependent allocation (so that neither side keeps one lucky
+/// placement of its inputs from layout to layout); exits with status 1 on an error.
+fn load<T>(
+    side: fn(&[String]) -> Result<T, String>,
+    selection: &[String],
+    rng: &mut Rng,
+) -> (Vec<u8>, T) {
+    let pad = vec![0u8; rng.range(1, 64 * 1024)];
+    let cases = side(selection).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(1)
+    });
+    (pad, cases)
+}
+
+/// Progress on stderr: one rewritten line on a terminal, every tenth case otherwise.
+fn progress_line(tty: bool) -> impl FnMut(usize, usize, &str) {
+    move |i, total, id| {
         if tty {
             eprint!("\r\x1b[2K  [{}/{total}] {id}", i + 1);
         } else if i == 0 || (i + 1) % 10 == 0 || i + 1 == total {
             eprintln!("  [{}/{total}] {id}", i + 1);
         }
-    });
+    }
+}
+
+fn finish(run: &LayoutRun, out: &str, tty: bool) {
     if tty {
         eprintln!();
     }
-    let json = serde_json::to_string(&run).expect("a layout run serializes");
+    let json = serde_json::to_string(run).expect("a layout run serializes");
     std::fs::write(out, json).unwrap_or_else(|e| {
         eprintln!("error: writing {out}: {e}");
         std::process::exit(2)
     });
+}
+
+/// The dual harness's `main`: `HARNESS OUT SETTINGS_JSON [SELECTION...]`. Loads each side's
+/// cases (see [`load`]), times them and writes the [`LayoutRun`] to OUT as JSON.
+pub fn main(
+    base: fn(&[String]) -> Result<Vec<Timed>, String>,
+    new: fn(&[String]) -> Result<Vec<Timed>, String>,
+) {
+    let inv = invocation("dual-harness");
+    let mut rng = Rng::new(inv.settings.seed ^ 0xA11C);
+    let (_pad_b, b) = load(base, &inv.selection, &mut rng);
+    let (_pad_n, n) = load(new, &inv.selection, &mut rng);
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let run = run_layout(b, n, &inv.settings, &mut progress_line(tty));
+    finish(&run, &inv.out, tty);
+}
+
+/// The ladder harness's `main` (same arguments as [`main`]): one revision's workloads, each
+/// variant timed against the baseline ([`run_ladder`]).
+pub fn main_ladder(rungs: fn(&[String]) -> Result<Vec<Rungs>, String>) {
+    let inv = invocation("ladder-harness");
+    let mut rng = Rng::new(inv.settings.seed ^ 0xA11C);
+    let (_pad, workloads) = load(rungs, &inv.selection, &mut rng);
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let run = run_ladder(workloads, &inv.settings, &mut progress_line(tty));
+    finish(&run, &inv.out, tty);
 }

@@ -194,3 +194,80 @@ fn compare_takes_wall_time_from_the_pairs_and_says_so() {
     let back: compare::Comparison = serde_json::from_str(&json).unwrap();
     assert_eq!(back, cmp);
 }
+
+#[test]
+fn the_ladder_times_each_variant_against_its_baseline_and_not_the_baseline_itself() {
+    let timed = |id: &str, work: u64| Timed {
+        id: id.to_owned(),
+        digest: format!("digest of {id}"),
+        run: spinner(work, Rc::new(Cell::new(0))),
+    };
+    let settings = Settings {
+        batch_ns: 20_000,
+        warmup_ns: 200_000,
+        min_pairs: 8,
+        precision: f64::INFINITY,
+        max_ns: 20_000_000,
+        seed: 2,
+    };
+    let rungs = vec![
+        sampler::Rungs {
+            baseline: timed("e/w1/naive", 4_000),
+            others: vec![timed("e/w1/fast", 1_000), timed("e/w1/same", 4_000)],
+        },
+        sampler::Rungs {
+            baseline: timed("e/w2/naive", 100),
+            others: Vec::new(),
+        },
+    ];
+    let mut heard = Vec::new();
+    let run = sampler::run_ladder(rungs, &settings, &mut |_, total, id| {
+        heard.push((id.to_owned(), total))
+    });
+    assert_eq!(
+        heard,
+        [("e/w1/fast".to_owned(), 2), ("e/w1/same".to_owned(), 2)]
+    );
+    let fast = &run.cases["e/w1/fast"];
+    assert_eq!(fast.base_digest, "digest of e/w1/naive");
+    assert_eq!(fast.new_digest, "digest of e/w1/fast");
+    // A quarter of the work: well under the baseline's time in (nearly) every pair.
+    let logs = fast.pairs.log_ratios();
+    let below = logs.iter().filter(|l| **l < -0.5).count();
+    assert!(below * 10 >= logs.len() * 9, "{logs:?}");
+    assert!(!run.cases.contains_key("e/w1/naive"));
+}
+
+#[test]
+fn a_speed_up_the_layouts_alone_move_more_than_its_effect_is_not_ranked() {
+    use wirelab_bench::records::{LayoutSpeedup, Record};
+    use wirelab_bench::report::bootstrap::fmt_speedup;
+    let with = |value: f64, layouts: Vec<f64>| Record {
+        ladder: Some(LayoutSpeedup {
+            value,
+            lower: value * 0.97,
+            upper: value * 1.03,
+            layouts,
+        }),
+        ..Record::default()
+    };
+    let base = Record::default();
+    // 1.04 with layouts from 0.95 to 1.12: the layouts move it by 0.17, the effect is 0.04.
+    let noisy = with(1.04, vec![0.95, 1.12, 1.05]);
+    assert!(noisy.ladder.as_ref().unwrap().within_layout_spread());
+    assert_eq!(
+        fmt_speedup(&base, &noisy).unwrap(),
+        "≈ within layout spread (0.95-1.12)"
+    );
+    // 1.50 with layouts from 1.45 to 1.55: ranked, with its interval.
+    let clear = with(1.5, vec![1.45, 1.55, 1.5]);
+    assert!(!clear.ladder.as_ref().unwrap().within_layout_spread());
+    assert_eq!(fmt_speedup(&base, &clear).unwrap(), "1.50x [1.46, 1.54]");
+    // One layout: no spread to speak of.
+    assert!(
+        !with(1.01, vec![1.01])
+            .ladder
+            .unwrap()
+            .within_layout_spread()
+    );
+}

@@ -57,6 +57,7 @@ fn record(ns: f64, ir: u64, blocks: u64, result: u64, copied: Option<u64>) -> Re
         }),
         cycles: None,
         paths: None,
+        ladder: None,
     }
 }
 

@@ -37,6 +37,8 @@ mod explain;
 mod fuzz;
 #[path = "lab/harness.rs"]
 mod harness;
+#[path = "lab/ladder.rs"]
+mod ladder;
 #[path = "lab/list.rs"]
 mod list;
 #[path = "lab/mirror.rs"]

@@ -8,7 +8,7 @@
 //! compare`'s rounds): on a shared machine a whole round can run fast or slow, so rounds are
 //! resampled as units before their samples are.
 
-use crate::records::Samples;
+use crate::records::{Record, Samples};
 use crate::rng::Rng;
 
 /// Bootstrap rounds per ratio.
@@ -151,6 +151,32 @@ pub fn fmt(r: &Ratio) -> String {
         format!("≈1.00x [{:.2}, {:.2}]", r.lower, r.upper)
     } else {
         format!("{:.2}x [{:.2}, {:.2}]", r.value, r.lower, r.upper)
+    }
+}
+
+/// A variant's speed-up over its page's baseline (`base`): from the ladder over link layouts
+/// where the run measured one (see [`crate::records::LayoutSpeedup`]), else the bootstrap over both cells'
+/// criterion samples; `None` without either.
+pub fn speedup(base: &Record, r: &Record) -> Option<Ratio> {
+    if let Some(l) = &r.ladder {
+        return Some(Ratio {
+            value: l.value,
+            lower: l.lower,
+            upper: l.upper,
+        });
+    }
+    ratio(&base.wall.as_ref()?.samples, &r.wall.as_ref()?.samples)
+}
+
+/// A speed-up as a report shows it: [`fmt`], or where the link layout alone moves the ladder's
+/// ratio by more than it differs from 1, `≈ within layout spread (0.95-1.06)` (no ranking).
+pub fn fmt_speedup(base: &Record, r: &Record) -> Option<String> {
+    match &r.ladder {
+        Some(l) if l.within_layout_spread() => {
+            let (lo, hi) = l.layout_range();
+            Some(format!("≈ within layout spread ({lo:.2}-{hi:.2})"))
+        }
+        _ => speedup(base, r).map(|r| fmt(&r)),
     }
 }
 

@@ -60,9 +60,7 @@ pub fn speedups(exp: &Experiment, data: &ExperimentData) -> Speedups {
                 .workloads
                 .iter()
                 .map(|w| {
-                    let b = data.record(&w.name, base)?.wall.as_ref()?;
-                    let r = data.record(&w.name, &v.name)?.wall.as_ref()?;
-                    bootstrap::ratio(&b.samples, &r.samples)
+                    bootstrap::speedup(data.record(&w.name, base)?, data.record(&w.name, &v.name)?)
                 })
                 .collect(),
         })

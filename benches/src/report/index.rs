@@ -48,10 +48,7 @@ fn headline_row(exp: &Experiment, data: &ExperimentData) -> Option<String> {
     let (wall, speedup) = match (&b.wall, &o.wall) {
         (Some(bw), Some(ow)) => (
             format!("{} → {}", fmt_ns(bw.median_ns), fmt_ns(ow.median_ns)),
-            bootstrap::ratio(&bw.samples, &ow.samples).map_or_else(
-                || fmt_ratio(bw.median_ns, ow.median_ns),
-                |r| bootstrap::fmt(&r),
-            ),
+            bootstrap::fmt_speedup(b, o).unwrap_or_else(|| fmt_ratio(bw.median_ns, ow.median_ns)),
         ),
         _ => ("not measured".into(), String::new()),
     };
@@ -157,11 +154,11 @@ pub fn headline_bars(entries: &[(Experiment, &ExperimentData)]) -> Vec<chart::Ba
         .iter()
         .filter_map(|(exp, data)| {
             let w = exp.meta().headline;
-            let b = data.record(w, data.baseline())?.wall.as_ref()?;
-            let o = data.record(w, optimized(data))?.wall.as_ref()?;
+            let b = data.record(w, data.baseline())?;
+            let o = data.record(w, optimized(data))?;
             Some(chart::Bar {
                 label: format!("{} ({w})", data.experiment),
-                ratio: bootstrap::ratio(&b.samples, &o.samples)?,
+                ratio: bootstrap::speedup(b, o)?,
                 original: exp
                     .meta()
                     .originals
@@ -211,11 +208,12 @@ pub fn cost_line(entries: &[(Experiment, &ExperimentData)]) -> String {
         );
     }
     format!(
-        "The committed reports come from a full run of {:.0} s ({:.1} minutes) after the first build: verify {:.0} s, wall time {:.0} s, instructions {:.0} s, allocations {:.0} s.\n",
+        "The committed reports come from a full run of {:.0} s ({:.1} minutes) after the first build: verify {:.0} s, wall time {:.0} s, the ladder over link layouts {:.0} s, instructions {:.0} s, allocations {:.0} s.\n",
         d.total,
         d.total / 60.0,
         d.verify,
         d.wall,
+        d.ladder,
         d.instructions,
         d.allocations
     )

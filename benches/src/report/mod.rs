@@ -141,14 +141,32 @@ fn intro(exp: &Experiment, data: &ExperimentData) -> String {
 
 fn wall_section(exp: &Experiment, data: &ExperimentData) -> String {
     let mut out = String::from(
-        "\n## Wall time (criterion)\n\nMedian time per run, its 95 % confidence interval, and the ratio baseline / variant (higher is faster). The last column is the original change's published figures and the ratio they imply.\n\n",
+        "\n## Wall time (criterion)\n\nMedian time per run and its 95 % confidence interval (criterion), and the ratio baseline / variant (higher is faster) with its 95 % interval. The last column is the original change's published figures and the ratio they imply.\n\n",
     );
+    out.push_str(&ladder_note(data));
     out.push_str(&tables::table(
         data,
         Some(exp.meta().originals),
         tables::wall_cell,
     ));
     out
+}
+
+/// How the page's speed-ups were measured: over link layouts (the ladder phase), or from
+/// criterion's samples of separate runs.
+fn ladder_note(data: &ExperimentData) -> String {
+    let layouts = data
+        .cases
+        .values()
+        .filter_map(|r| r.ladder.as_ref())
+        .map(|l| l.layouts.len())
+        .max();
+    match layouts {
+        Some(n) => format!(
+            "The speed-ups come from the ladder: each variant timed against the baseline in pairs of batches in one process, in {n} link layouts (section orders), one process each; the interval is a bootstrap over layouts, then pairs. Where the layouts alone move a speed-up by more than it differs from 1, the cell says `≈ within layout spread (lowest-highest layout)` instead of ranking the variant.\n\n"
+        ),
+        None => "The speed-ups come from a bootstrap over criterion's samples of both cells (one link layout: a nanosecond-scale ratio may move by 5-50 % with where the linker puts code).\n\n".to_owned(),
+    }
 }
 
 fn icount_section(exp: &Experiment, data: &ExperimentData) -> String {

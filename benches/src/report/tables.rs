@@ -60,12 +60,11 @@ fn original(originals: &[Original], workload: &str) -> String {
 /// bootstrap interval (the baseline's own cell says 1.00x).
 pub fn wall_cell(r: &Record, base: Option<&Record>, w: &WorkloadInfo) -> Option<String> {
     let wall = r.wall.as_ref()?;
-    let speedup = match base.and_then(|b| b.wall.as_ref()) {
-        Some(b) if std::ptr::eq(b, wall) => "1.00x".to_owned(),
-        Some(b) => bootstrap::ratio(&b.samples, &wall.samples).map_or_else(
-            || fmt_ratio(b.median_ns, wall.median_ns),
-            |r| bootstrap::fmt(&r),
-        ),
+    let speedup = match base.and_then(|b| Some((b, b.wall.as_ref()?))) {
+        Some((_, bw)) if std::ptr::eq(bw, wall) => "1.00x".to_owned(),
+        Some((b, bw)) => {
+            bootstrap::fmt_speedup(b, r).unwrap_or_else(|| fmt_ratio(bw.median_ns, wall.median_ns))
+        }
         None => String::new(),
     };
     let throughput = if w.bytes > 0 {

@@ -2,7 +2,7 @@
 //! the experiments measured whole.
 
 use crate::tools::{Measure, Metrics};
-use crate::{harness, receipt, report, tools, verify};
+use crate::{harness, ladder, receipt, report, tools, verify};
 use anyhow::Result;
 use std::time::Instant;
 use wirelab_bench::data;
@@ -109,15 +109,20 @@ fn measure(
         tools::preflight_icount()?;
     }
     let mut receipt = receipt::make(args.quick)?;
-    phase(2, "wall time (criterion)", started);
+    phase(
+        2,
+        "wall time (criterion, then the ladder over link layouts)",
+        started,
+    );
     if args.reuse_wall && publishing {
         harness::check_reusable_wall(sel)?;
     }
-    let wall_s = if args.reuse_wall || !metrics.wants(Measure::Wall) {
+    let (wall_s, ladder_s) = if args.reuse_wall || !metrics.wants(Measure::Wall) {
         eprintln!("lab: keeping the wall times under target/wirelab/wall (not measured)");
-        0.0
+        (0.0, 0.0)
     } else {
-        harness::wall(sel, args.quick, args.html)?
+        let wall_s = harness::wall(sel, args.quick, args.html)?;
+        (wall_s, ladder::measure(sel, args.quick)?)
     };
     phase(3, "instructions (gungraun)", started);
     let icount_s = if metrics.counts_instructions() {
@@ -134,6 +139,7 @@ fn measure(
     let durations = Durations {
         verify: verify_s,
         wall: wall_s,
+        ladder: ladder_s,
         instructions: icount_s,
         allocations: alloc_s,
         total: started.elapsed().as_secs_f64(),

@@ -93,18 +93,11 @@ impl Dual {
     pub fn link_layouts(&self, backend: Backend, seeds: &[u64]) -> Result<Vec<Layout>> {
         let target = PathBuf::from(format!("{PARENT}/dual-target"));
         let _lock = lock_folder(&target)?;
-        let out = self.dir.join("layouts");
-        std::fs::create_dir_all(&out)?;
-        let mut layouts = Vec::new();
-        for (i, &seed) in seeds.iter().enumerate() {
-            eprintln!(
-                "compare: linking the dual harness, layout {}/{} (section order seed {seed})",
-                i + 1,
-                seeds.len()
-            );
+        let manifest = self.dir.join("harness").join("Cargo.toml");
+        let cargo = || {
             let mut cmd = Command::new("cargo");
             cmd.args(["rustc", "--release", "--bin", HARNESS, "--manifest-path"])
-                .arg(self.dir.join("harness").join("Cargo.toml"))
+                .arg(&manifest)
                 .args(
                     backend
                         .feature()
@@ -112,24 +105,12 @@ impl Dual {
                         .iter()
                         .flatten(),
                 )
-                .args(["--", "-C"])
-                .arg(format!("link-arg=-Wl,--shuffle-sections=*={seed}"))
-                .env("CARGO_TARGET_DIR", &target)
-                .stdout(std::io::stderr());
-            if i > 0 {
-                // Relinks say nothing unless they fail.
-                cmd.env("CARGO_TERM_QUIET", "true");
-            }
-            let status = cmd.status().context("starting cargo")?;
-            if !status.success() {
-                bail!("building the dual harness failed ({status})");
-            }
-            let binary = out.join(format!("{HARNESS}{}-{seed}", backend.suffix()));
-            std::fs::copy(target.join("release").join(HARNESS), &binary)
-                .with_context(|| format!("copying the harness to {}", binary.display()))?;
-            layouts.push(Layout { seed, binary });
-        }
-        Ok(layouts)
+                .env("CARGO_TARGET_DIR", &target);
+            cmd
+        };
+        let built = target.join("release").join(HARNESS);
+        let name = format!("{HARNESS}{}", backend.suffix());
+        link_in_layouts(cargo, &built, &self.dir.join("layouts"), &name, seeds)
     }
 
     /// Runs one layout's binary over `sel` and reads what it measured. `data` is the shared
@@ -146,23 +127,87 @@ impl Dual {
         data: Option<&Path>,
     ) -> Result<LayoutRun> {
         let out = self.dir.join(format!("run-{}.json", layout.seed));
-        let mut cmd = Command::new(&layout.binary);
-        cmd.arg(&out)
+        layout.run(&out, settings, &selection_words(sel), &self.dir, data)
+    }
+}
+
+/// Builds a binary with `cargo` (a `cargo rustc` command for it, without the final `--`) once
+/// per section-order seed: the linker's `--shuffle-sections=*=SEED` is passed to the final
+/// crate only, so only it is linked again. Each binary (`built`) is copied to
+/// `out_dir/<name>-<seed>`.
+///
+/// # Errors
+///
+/// When cargo fails or a binary cannot be copied.
+pub fn link_in_layouts(
+    cargo: impl Fn() -> Command,
+    built: &Path,
+    out_dir: &Path,
+    name: &str,
+    seeds: &[u64],
+) -> Result<Vec<Layout>> {
+    std::fs::create_dir_all(out_dir)?;
+    let mut layouts = Vec::new();
+    for (i, &seed) in seeds.iter().enumerate() {
+        eprintln!(
+            "lab: linking {name}, layout {}/{} (section order seed {seed})",
+            i + 1,
+            seeds.len()
+        );
+        let mut cmd = cargo();
+        cmd.args(["--", "-C"])
+            .arg(format!("link-arg=-Wl,--shuffle-sections=*={seed}"))
+            .stdout(std::io::stderr());
+        if i > 0 {
+            // Relinks say nothing unless they fail.
+            cmd.env("CARGO_TERM_QUIET", "true");
+        }
+        let status = cmd.status().context("starting cargo")?;
+        if !status.success() {
+            bail!("building {name} failed ({status})");
+        }
+        let binary = out_dir.join(format!("{name}-{seed}"));
+        std::fs::copy(built, &binary)
+            .with_context(|| format!("copying {} to {}", built.display(), binary.display()))?;
+        layouts.push(Layout { seed, binary });
+    }
+    Ok(layouts)
+}
+
+impl Layout {
+    /// Runs this layout's binary (`OUT SETTINGS_JSON [SELECTION...]`, in `cwd`) and reads
+    /// what it measured from `out`. `data`, when given, is the data folder its workloads read.
+    ///
+    /// # Errors
+    ///
+    /// When the harness fails (a case whose output differs from its baseline's, missing data).
+    pub fn run(
+        &self,
+        out: &Path,
+        settings: &Settings,
+        words: &[String],
+        cwd: &Path,
+        data: Option<&Path>,
+    ) -> Result<LayoutRun> {
+        let mut cmd = Command::new(&self.binary);
+        cmd.arg(out)
             .arg(serde_json::to_string(settings)?)
-            .args(selection_words(sel))
-            .current_dir(&self.dir)
+            .args(words)
+            .current_dir(cwd)
             // The environment's size moves the stack: vary it with the layout too.
-            .env("WIRELAB_PAD", "x".repeat((layout.seed as usize * 37) % 512))
+            .env("WIRELAB_PAD", "x".repeat((self.seed as usize * 37) % 512))
             .env_remove(wirelab_bench::ENV_SELECTION)
             .stdout(std::io::stderr());
         if let Some(data) = data {
             cmd.env("WIRELAB_DATA", data);
         }
-        let status = cmd.status().context("starting the dual harness")?;
+        let status = cmd
+            .status()
+            .with_context(|| format!("starting {}", self.binary.display()))?;
         if !status.success() {
-            bail!("the dual harness failed ({status})");
+            bail!("{} failed ({status})", self.binary.display());
         }
-        wirelab_bench::records::read_json(&out).map_err(anyhow::Error::msg)
+        wirelab_bench::records::read_json(out).map_err(anyhow::Error::msg)
     }
 }
 
@@ -250,7 +295,8 @@ pub fn run_verb(args: &Args) -> Result<()> {
     wirelab_bench::records::write_json(&args.out, &runs).map_err(anyhow::Error::msg)
 }
 
-fn selection_words(sel: &Selection) -> Vec<String> {
+/// A selection as the harnesses' arguments (none for everything).
+pub fn selection_words(sel: &Selection) -> Vec<String> {
     if sel.picks().is_empty() {
         Vec::new()
     } else {

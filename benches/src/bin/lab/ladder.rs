@@ -1,0 +1,127 @@
+//! The ladder phase of `cargo lab bench`: each page's speed-ups measured the way `compare`
+//! measures two revisions. Every variant of a workload is timed against the page's baseline in
+//! pairs of batches in one process ([`wirelab_bench::sampler::run_ladder`]), and the harness
+//! (`src/bin/ladder.rs`) is linked under several section orders, one process each, so that
+//! where the linker puts each variant's code is a source of variance, not a bias. criterion
+//! keeps the absolute times; the speed-ups and their intervals over layouts go to
+//! `target/wirelab/ladder/<exp>.json` (case id -> [`LayoutSpeedup`]).
+
+use crate::dual::{Layout, link_in_layouts, selection_words};
+use crate::tools::by_backend;
+use anyhow::Result;
+use std::collections::BTreeMap;
+use std::process::Command;
+use wirelab_bench::catalog::Backend;
+use wirelab_bench::paths::{lab_dir, target_dir, workspace_root};
+use wirelab_bench::records::{LayoutSpeedup, Metric, write_json};
+use wirelab_bench::report::bootstrap::ratio_over_layouts;
+use wirelab_bench::sampler::{PairedCase, Settings};
+use wirelab_bench::selection::Selection;
+
+/// Link layouts of a full run, and of a `--quick` one.
+pub const LAYOUTS: u64 = 5;
+const QUICK_LAYOUTS: u64 = 2;
+
+/// The harness's binary name.
+const BIN: &str = "ladder";
+
+/// How long each pair of a case is sampled: the sampler's defaults, or about a quarter of
+/// them with `quick`.
+fn settings(seed: u64, quick: bool) -> Settings {
+    let full = Settings {
+        seed,
+        ..Settings::default()
+    };
+    if quick {
+        Settings {
+            warmup_ns: full.warmup_ns / 4,
+            min_pairs: 12,
+            max_ns: full.max_ns / 4,
+            ..full
+        }
+    } else {
+        full
+    }
+}
+
+/// Measures the ladder of every page of `sel` and writes each page's speed-ups. Returns the
+/// seconds it took.
+///
+/// # Errors
+///
+/// When the harness cannot be built or fails (a variant whose output differs, missing data).
+pub fn measure(sel: &Selection, quick: bool) -> Result<f64> {
+    let started = std::time::Instant::now();
+    let seeds: Vec<u64> = (1..=if quick { QUICK_LAYOUTS } else { LAYOUTS }).collect();
+    let mut runs: BTreeMap<String, Vec<PairedCase>> = BTreeMap::new();
+    for (backend, part) in by_backend(sel) {
+        for (i, layout) in link(backend, &seeds)?.iter().enumerate() {
+            eprintln!(
+                "\n=== ladder: layout {}/{} (seed {}): each variant against its baseline in one process ===",
+                i + 1,
+                seeds.len(),
+                layout.seed
+            );
+            let out = layouts_dir().join(format!("run-{}.json", layout.seed));
+            let settings = settings(layout.seed, quick);
+            let run = layout.run(
+                &out,
+                &settings,
+                &selection_words(&part),
+                &workspace_root(),
+                None,
+            )?;
+            for (id, case) in run.cases {
+                runs.entry(id).or_default().push(case);
+            }
+        }
+    }
+    write_speedups(sel, &runs)?;
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// Builds the harness with `backend`, once per section-order seed.
+fn link(backend: Backend, seeds: &[u64]) -> Result<Vec<Layout>> {
+    let cargo = || {
+        let mut cmd = Command::new("cargo");
+        cmd.args(["rustc", "--release", "--package", "wirelab-bench"])
+            .args(backend.cargo_args())
+            .args(["--bin", BIN]);
+        cmd
+    };
+    let built = target_dir().join("release").join(BIN);
+    let name = format!("{BIN}{}", backend.suffix());
+    link_in_layouts(cargo, &built, &layouts_dir(), &name, seeds)
+}
+
+/// Each case's speed-up over its baseline from its pairs in every layout (the inverse of the
+/// pairs' ratio variant / baseline), written per page.
+fn write_speedups(sel: &Selection, runs: &BTreeMap<String, Vec<PairedCase>>) -> Result<()> {
+    for exp in sel.experiments() {
+        let prefix = format!("{}/", exp.id());
+        let page: BTreeMap<&String, LayoutSpeedup> = runs
+            .iter()
+            .filter(|(id, _)| id.starts_with(&prefix))
+            .filter_map(|(id, layouts)| Some((id, speedup(layouts)?)))
+            .collect();
+        write_json(&Metric::Ladder.file(&exp.id()), &page).map_err(anyhow::Error::msg)?;
+    }
+    Ok(())
+}
+
+/// baseline / variant over layouts, from the pairs' `ln(variant / baseline)`.
+pub fn speedup(layouts: &[PairedCase]) -> Option<LayoutSpeedup> {
+    let logs: Vec<Vec<f64>> = layouts.iter().map(|c| c.pairs.log_ratios()).collect();
+    let r = ratio_over_layouts(&logs, 0.95)?;
+    Some(LayoutSpeedup {
+        value: 1.0 / r.ratio.value,
+        lower: 1.0 / r.ratio.upper,
+        upper: 1.0 / r.ratio.lower,
+        layouts: r.per_layout.iter().map(|x| 1.0 / x).collect(),
+    })
+}
+
+/// The linked binaries and each layout's raw pairs (`target/wirelab/ladder-layouts`).
+fn layouts_dir() -> std::path::PathBuf {
+    lab_dir().join("ladder-layouts")
+}
