@@ -145,7 +145,7 @@ fn measure(
         total: started.elapsed().as_secs_f64(),
     };
     receipt.durations_s = Some(durations);
-    print_durations(sel, &durations);
+    print_durations(&args.selection, &durations);
     Ok(receipt)
 }
 
@@ -172,17 +172,18 @@ fn gather_pages(
     Ok(fresh)
 }
 
-fn print_durations(sel: &Selection, d: &Durations) {
-    let what = if sel.to_string().is_empty() {
+fn print_durations(asked: &[String], d: &Durations) {
+    let what = if asked.is_empty() {
         "every experiment".to_owned()
     } else {
-        format!("`{sel}`")
+        format!("`{}`", asked.join(" "))
     };
     eprintln!(
-        "\nlab: measured {what} in {}: verify {}, wall time {}, instructions {}, allocations {}",
+        "\nlab: measured {what} in {}: verify {}, wall time {}, ladder {}, instructions {}, allocations {}",
         fmt_secs(d.total),
         fmt_secs(d.verify),
         fmt_secs(d.wall),
+        fmt_secs(d.ladder),
         fmt_secs(d.instructions),
         fmt_secs(d.allocations)
     );
