@@ -62,7 +62,9 @@ fn table_of(dec: &Decoder) -> Vec<(Vec<u8>, Vec<u8>)> {
 
 #[test]
 fn rfc7541_appendix_c() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = data_dir(&["rfc7541-appendix-c.json"]) else {
+        return;
+    };
     let c = json(dir.join("rfc7541-appendix-c.json"));
     let mut checked = 0;
     for ex in c["integer_examples"].as_array().unwrap() {
@@ -160,7 +162,9 @@ fn rfc7541_appendix_c() {
 /// Every story of every folder decodes to exactly its headers.
 #[test]
 fn hpack_test_case_stories_decode() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = data_dir(&["hpack-test-case"]) else {
+        return;
+    };
     let root = dir.join("hpack-test-case");
     let mut blocks = 0;
     let mut folders = 0;
@@ -196,7 +200,9 @@ fn hpack_test_case_stories_decode() {
 /// identically with our decoder and with an independent one (loona-hpack).
 #[test]
 fn hpack_test_case_stories_reencode() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = data_dir(&["hpack-test-case"]) else {
+        return;
+    };
     let root = dir.join("hpack-test-case");
     let mut lists = 0;
     for folder in std::fs::read_dir(&root).unwrap() {

@@ -5,6 +5,7 @@
 //! cargo lab verify [SELECTION...]            every case once, compared with the baseline
 //! cargo lab bench [SELECTION...] [--quick]   verify, wall time, instructions, allocations, report
 //! cargo lab report                           re-render reports/ from reports/data alone
+//! cargo lab data [--from DIR] [--check]     the data folder, from pinned sources
 //! cargo lab check [SELECTION...]             re-measure instructions and allocations against reports/data
 //! cargo lab compare BASE [NEW] [SELECTION...] two revisions case by case (instructions, allocations, wall time, outputs)
 //! cargo lab profile SELECTION...             dhat-heap.json per case, for DHAT's viewer
@@ -25,10 +26,14 @@ use wirelab_bench::selection::Selection;
 mod api;
 #[path = "lab/bench.rs"]
 mod bench;
+#[path = "lab/bmf.rs"]
+mod bmf;
 #[path = "lab/check.rs"]
 mod check;
 #[path = "lab/compare.rs"]
 mod compare;
+#[path = "lab/data.rs"]
+mod data;
 #[path = "lab/dual.rs"]
 mod dual;
 #[path = "lab/explain.rs"]
@@ -91,6 +96,9 @@ enum Cmd {
     /// `bench --save`) case by case: instructions and allocations exactly, wall time as a
     /// ratio with its 95 % interval, and whether the output changed.
     Compare(compare::Args),
+    /// Assemble the data folder (corpus, hpack-test-case stories, gzip files, RFC 7541
+    /// Appendix C) from pinned, checksummed sources into `data/`, or check a data folder.
+    Data(data::Args),
     /// Re-measure instructions and allocations and compare them with reports/data.
     Check {
         /// What to check (everything when none given).
@@ -174,8 +182,22 @@ fn begin_inputs() -> Result<()> {
     Ok(())
 }
 
+/// Names `data/` (what `cargo lab data` assembles) as the data folder of everything the lab
+/// starts, when neither `WIRELAB_DATA` nor `../shared/data` says otherwise.
+fn use_assembled_data() {
+    let assembled = wirelab_bench::paths::workspace_root().join("data");
+    if std::env::var_os("WIRELAB_DATA").is_none()
+        && !wirelab_bench::data::shared_data_dir().is_dir()
+        && assembled.is_dir()
+    {
+        // SAFETY: called at the start of `main`, before the lab starts any thread.
+        unsafe { std::env::set_var("WIRELAB_DATA", &assembled) };
+    }
+}
+
 fn main() {
     let cli = Cli::parse();
+    use_assembled_data();
     let uses_icount_folder = matches!(
         cli.cmd,
         Cmd::Verify { .. }
@@ -212,6 +234,7 @@ fn main() {
         Cmd::Report => report::run(),
         Cmd::Compare(args) => compare::run(&args),
         Cmd::Check { selection: s } => selection(&s).and_then(|s| check::run(&s)),
+        Cmd::Data(args) => data::run(&args),
         Cmd::Profile { selection: s } => selection(&s).and_then(|s| profile::run(&s)),
         Cmd::Explain { selection: s } => selection(&s).and_then(|s| explain::run(&s)),
         Cmd::Fuzz {

@@ -87,7 +87,20 @@ fn print_difference(committed: &str, generated: &str) {
 }
 
 /// The listing: the header, then one line per public item, sorted.
+/// The rustdoc JSON format this walk was written against (rustc 1.95). The format is unstable
+/// and the walk reads untyped values: another version could drop items without an error, so
+/// it is refused instead.
+const FORMAT_VERSION: u64 = 57;
+
 fn render(doc: &Value) -> Result<String> {
+    let version = doc["format_version"].as_u64();
+    if version != Some(FORMAT_VERSION) {
+        return Err(crate::tools::Exit::environment(format!(
+            "rustdoc JSON format_version {version:?}, but `cargo lab api` reads version \
+             {FORMAT_VERSION} (rustc 1.95): update benches/src/bin/lab/api.rs to the new format"
+        ))
+        .into());
+    }
     let mut api = Api {
         doc,
         public: HashMap::new(),

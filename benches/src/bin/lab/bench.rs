@@ -2,7 +2,7 @@
 //! the experiments measured whole.
 
 use crate::tools::{Measure, Metrics};
-use crate::{harness, ladder, receipt, report, tools, verify};
+use crate::{bmf, harness, ladder, receipt, report, tools, verify};
 use anyhow::Result;
 use std::time::Instant;
 use wirelab_bench::data;
@@ -39,6 +39,10 @@ pub struct Args {
     /// `cargo lab compare NAME ...`.
     #[arg(long, value_name = "NAME")]
     save: Option<String>,
+    /// Also write the run's numbers in Bencher Metric Format (target/wirelab/bench.bmf.json;
+    /// the testbed is the CPU).
+    #[arg(long)]
+    bmf: bool,
 }
 
 fn phase(n: usize, what: &str, started: Instant) {
@@ -68,7 +72,10 @@ pub fn run(args: &Args) -> Result<()> {
     if let Some(name) = &args.save {
         save(name)?;
     }
-    let fresh = gather_pages(&sel, &receipt, &kept)?;
+    let (measured, fresh) = gather_pages(&sel, &receipt, &kept)?;
+    if args.bmf {
+        bmf::write(&measured, &receipt)?;
+    }
     if !publishing || fresh.is_empty() {
         if !fresh.is_empty() {
             eprintln!(
@@ -149,27 +156,28 @@ fn measure(
     Ok(receipt)
 }
 
-/// Joins each page's raw results and prints them; returns the pages measured whole whose
-/// committed report may be replaced (not those `kept` for want of data).
+/// Joins each page's raw results and prints them; returns every page measured, and apart the
+/// pages measured whole whose committed report may be replaced (not those `kept` for want of
+/// data).
 fn gather_pages(
     sel: &Selection,
     receipt: &Receipt,
     kept: &[(String, Vec<String>)],
-) -> Result<Vec<ExperimentData>> {
-    let mut fresh = Vec::new();
+) -> Result<(Vec<ExperimentData>, Vec<ExperimentData>)> {
+    let (mut measured, mut fresh) = (Vec::new(), Vec::new());
     for exp in sel.experiments() {
         let id = exp.id();
         let data = records::gather(&id, receipt).map_err(anyhow::Error::msg)?;
         print_summary(&data);
-        if kept.iter().any(|(k, _)| *k == id) {
-            continue;
-        } else if whole(sel, &id) {
-            fresh.push(data);
-        } else {
+        let kept = kept.iter().any(|(k, _)| *k == id);
+        if !kept && whole(sel, &id) {
+            fresh.push(data.clone());
+        } else if !kept {
             eprintln!("lab: {id} was measured in part: reports/ keeps its committed data");
         }
+        measured.push(data);
     }
-    Ok(fresh)
+    Ok((measured, fresh))
 }
 
 fn print_durations(asked: &[String], d: &Durations) {
