@@ -118,11 +118,15 @@ pub fn lock_folder(dir: &Path) -> Result<FolderLock> {
     match file.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
+            // Empty when the other run took the lock a moment ago and has not written yet.
             let holder = std::fs::read_to_string(&path).unwrap_or_default();
+            let holder = match holder.trim() {
+                "" => String::new(),
+                who => format!(" ({who})"),
+            };
             eprintln!(
-                "lab: {} is in use by another lab run ({}); waiting for it to finish",
-                dir.display(),
-                holder.trim()
+                "lab: {} is in use by another lab run{holder}; waiting for it to finish",
+                dir.display()
             );
             file.lock()
                 .with_context(|| format!("waiting for {}", path.display()))?;
