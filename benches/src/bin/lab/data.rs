@@ -203,7 +203,8 @@ fn fill(pins: &Pins, from: Option<&Path>, dir: &Path) -> Result<Manifest> {
         missing: Vec::new(),
     };
     for f in &pins.files {
-        match locate_file(pins, f, from, &mut archives)? {
+        let local = from.map(|d| d.join(&f.path)).filter(|p| p.is_file());
+        match locate(pins, &mut archives, local, &f.source, f.from.as_deref())? {
             Located::At(path, source) => {
                 let bytes = std::fs::read(&path).with_context(|| path.display().to_string())?;
                 check_file(f, &path, &bytes)?;
@@ -217,7 +218,8 @@ fn fill(pins: &Pins, from: Option<&Path>, dir: &Path) -> Result<Manifest> {
         }
     }
     for s in &pins.stories {
-        let (folder, source) = match locate_stories(pins, s, from, &mut archives)? {
+        let local = from.map(|d| d.join(&s.path)).filter(|p| p.is_dir());
+        let (folder, source) = match locate(pins, &mut archives, local, &s.source, Some(&s.from))? {
             Located::At(folder, source) => (folder, source),
             Located::Missing(why) => {
                 manifest.missing.push(Missing {
@@ -244,40 +246,27 @@ enum Located {
     Missing(String),
 }
 
-fn locate_file(
+/// Where a piece is: `local` (its copy under `--from`, when there is one), else `inside` the
+/// archive of source `source_name` (a piece with no `inside` is in no archive).
+fn locate(
     pins: &Pins,
-    f: &PinnedFile,
-    from: Option<&Path>,
     archives: &mut Archives,
+    local: Option<PathBuf>,
+    source_name: &str,
+    inside: Option<&str>,
 ) -> Result<Located> {
-    if let Some(local) = from.map(|d| d.join(&f.path)).filter(|p| p.is_file()) {
+    if let Some(local) = local {
         return Ok(Located::At(local.clone(), local.display().to_string()));
     }
-    let source = source(pins, &f.source)?;
-    let Some(inside) = &f.from else {
+    let source = source(pins, source_name)?;
+    let Some(inside) = inside else {
         return Ok(Located::Missing(format!(
             "{}: in no package; copy it from a lab's data folder with `cargo lab data --from DIR`",
             source.what
         )));
     };
-    Ok(match archives.unpacked(&f.source, source)? {
+    Ok(match archives.unpacked(source_name, source)? {
         Ok(root) => Located::At(root.join(inside), source.what.clone()),
-        Err(why) => Located::Missing(why),
-    })
-}
-
-fn locate_stories(
-    pins: &Pins,
-    s: &PinnedStories,
-    from: Option<&Path>,
-    archives: &mut Archives,
-) -> Result<Located> {
-    if let Some(local) = from.map(|d| d.join(&s.path)).filter(|p| p.is_dir()) {
-        return Ok(Located::At(local.clone(), local.display().to_string()));
-    }
-    let source = source(pins, &s.source)?;
-    Ok(match archives.unpacked(&s.source, source)? {
-        Ok(root) => Located::At(root.join(&s.from), source.what.clone()),
         Err(why) => Located::Missing(why),
     })
 }
