@@ -582,12 +582,14 @@ fn fmt_wall(c: &CaseDelta) -> String {
 
 /// What the Markdown says about how wall time was measured.
 fn wall_note(method: Option<WallMethod>) -> String {
-    match method {
+    let how = match method {
         Some(WallMethod::Paired { layouts }) => format!(
-            "Wall time is NEW/BASE (below 1 is faster), both revisions linked into one harness and timed batch against batch in random order, under {layouts} link layouts (section orders): the geometric mean of each layout's median pair ratio, with an interval from a bootstrap over layouts and then pairs (Student's t over layouts), simultaneous over the cases (all of them hold together with 95 % probability); \"layouts\" gives the smallest and largest layout's own ratio, what where the linker put the code did. Instructions and allocations are exact.\n\n"
+            "Wall time is NEW/BASE (below 1 is faster), both revisions linked into one harness (functions and loops aligned to 64 octets, each side's inputs placed alike) and timed batch against batch in random order, under {layouts} link layouts (section orders, one process each): the 20 % trimmed geometric mean of each layout's median pair ratio, with Yuen's interval over layouts, simultaneous over the cases (all of them hold together with 95 % probability); \"layouts\" gives the smallest and largest layout's own ratio, what where the linker put the code did. "
         ),
-        _ => "Wall time is NEW/BASE (below 1 is faster): the ratio of the medians over rounds, with an interval that resamples the alternating rounds as units and then their samples; the intervals are simultaneous (all of them hold together with 95 % probability). Instructions and allocations are exact.\n\n".to_owned(),
-    }
+        Some(WallMethod::Rounds { .. }) => "Wall time is NEW/BASE (below 1 is faster): the ratio of the medians over rounds, with an interval that resamples the alternating rounds as units and then their samples; the intervals are simultaneous (all of them hold together with 95 % probability). ".to_owned(),
+        None => "Wall time was not measured. ".to_owned(),
+    };
+    how + "Instructions and allocations are exact.\n\n"
 }
 
 /// The comparison as a Markdown table: changed cases largest first, unchanged cases folded

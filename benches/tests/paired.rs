@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use wirelab_bench::compare::{self, PairedWall, Side, WallMethod};
-use wirelab_bench::report::bootstrap::{ratio_over_layouts, student_t_quantile};
+use wirelab_bench::report::bootstrap::{TrimmedMean, ratio_over_layouts, student_t_quantile};
 use wirelab_bench::rng::Rng;
 use wirelab_bench::sampler::{self, Pairs, Settings, Timed};
 
@@ -102,6 +102,35 @@ fn a_layout_that_moves_one_case_alone_still_contains_one_in_an_a_a() {
     let layouts = synthetic(5, 200, |l| [1.01, 1.03, 1.02, 1.05, 1.015][l]);
     let r = ratio_over_layouts(&layouts, 0.999).unwrap();
     assert!(r.ratio.lower < 1.0, "{r:?}");
+}
+
+#[test]
+fn the_trimmed_mean_cuts_a_fifth_from_each_end_and_winsorizes_its_variance() {
+    let t = TrimmedMean::of(&[9.0, 1.0, 2.0, 3.0, 100.0, 4.0, 5.0, 6.0, 7.0, 8.0]);
+    assert!((t.value - 5.5).abs() < 1e-12, "{t:?}");
+    // Winsorized: 3 3 3 4 5 6 7 8 8 8, standard deviation 2.1731; over (6 / 10) sqrt(10).
+    assert!((t.se - 1.145_307).abs() < 1e-5, "{t:?}");
+    assert_eq!(t.df, 5.0);
+    // Below five values nothing is cut: the mean.
+    let small = TrimmedMean::of(&[1.0, 2.0, 3.0, 10.0]);
+    assert_eq!((small.value, small.df), (4.0, 3.0));
+}
+
+#[test]
+fn one_disturbed_layout_does_not_decide_the_ratio() {
+    // Sixteen layouts of an A/A, one of them disturbed (1.25 for the whole case), at the
+    // level compare uses for 130 cases: the interval holds 1.00 and stays within +-3 %.
+    let layouts = synthetic(16, 100, |l| if l == 5 { 1.25 } else { 1.0 });
+    let r = ratio_over_layouts(&layouts, 1.0 - 0.05 / 130.0).unwrap();
+    assert!(r.ratio.lower < 1.0 && r.ratio.upper > 1.0, "{r:?}");
+    assert!(r.ratio.lower > 0.97 && r.ratio.upper < 1.03, "{r:?}");
+    // A real +10 % in every layout, with the same disturbance, still excludes 1.03.
+    let slow = synthetic(16, 100, |l| if l == 5 { 1.35 } else { 1.10 });
+    let r = ratio_over_layouts(&slow, 1.0 - 0.05 / 130.0).unwrap();
+    assert!(
+        r.ratio.lower > 1.03 && (r.ratio.value - 1.10).abs() < 0.01,
+        "{r:?}"
+    );
 }
 
 /// A runner that counts its runs and spins `work` times.

@@ -180,7 +180,7 @@ pub fn fmt_speedup(base: &Record, r: &Record) -> Option<String> {
     }
 }
 
-/// Bootstrap draws per ratio in [`ratio_over_layouts`].
+/// Bootstrap draws of the one-layout interval in [`ratio_over_layouts`].
 pub const LAYOUT_RESAMPLES: usize = 4_000;
 
 /// NEW/BASE from paired samples taken under several link layouts, and how much the layout
@@ -194,57 +194,84 @@ pub struct LayoutRatio {
 }
 
 /// NEW/BASE of a case timed in pairs under several link layouts (`layouts[l]` holds each
-/// pair's `ln(new / base)` in layout `l`): the geometric mean over layouts of each layout's
-/// median pair ratio, so that a layout that favours one side counts once, like one that
-/// favours the other.
+/// pair's `ln(new / base)` in layout `l`): the 20 % trimmed geometric mean over layouts of each
+/// layout's median pair ratio, so that a layout that favours one side counts like one that
+/// favours the other, and one process that the machine disturbed (a neighbour's load on the
+/// shared core hits one side of a case for its whole sampling now and then: 1.25 in one run of a
+/// layout, 1.00 in the next) does not decide the ratio.
 ///
-/// The interval is two-level, as the layouts are a sample of the layouts the code could get:
-/// a bootstrap draws layouts with replacement and, within each drawn layout, its pairs with
-/// replacement. With two or more layouts the interval is the estimate -+ Student's t (with
-/// one degree of freedom fewer than layouts, at `level`) times the bootstrap's standard error (corrected by
-/// sqrt(L / (L - 1)), the bootstrap's known shortfall over L units): a percentile interval
-/// over five layouts can never be wider than their range, so a case that layout alone moves
-/// would exclude 1.00 in one comparison of sixteen. With one layout, the percentile interval
-/// of the pairs (layout not varied). `None` without pairs.
+/// The interval treats the layouts as a sample of the layouts (and processes) the code could
+/// get: Yuen's interval of a trimmed mean, the estimate -+ Student's t (with `L - 2g - 1`
+/// degrees of freedom, `g` the layouts trimmed from each end, at `level`) times the winsorized
+/// standard deviation over `(1 - 0.4) sqrt(L)`. Below five layouts nothing is trimmed (the
+/// mean and Student's t). A percentile interval over a few layouts could never be wider than
+/// their range, so a case that layout alone moves would exclude 1.00 too often. With one
+/// layout, the percentile interval of its pairs (layout not varied). `None` without pairs.
 pub fn ratio_over_layouts(layouts: &[Vec<f64>], level: f64) -> Option<LayoutRatio> {
     let layouts: Vec<&Vec<f64>> = layouts.iter().filter(|l| !l.is_empty()).collect();
-    if layouts.is_empty() {
-        return None;
-    }
     let per_layout: Vec<f64> = layouts.iter().map(|l| median(&mut l.to_vec())).collect();
-    let estimate = mean(&per_layout);
-    let mut rng = Rng::new(SEED);
-    let mut scratch = Vec::new();
-    let draws: Vec<f64> = (0..LAYOUT_RESAMPLES)
-        .map(|_| {
-            let picks = (0..layouts.len()).map(|_| {
-                let pairs = layouts[rng.range(0, layouts.len() - 1)];
-                resample(pairs, &mut scratch, &mut rng)
-            });
-            picks.sum::<f64>() / layouts.len() as f64
-        })
-        .collect();
-    let ratio = if layouts.len() == 1 {
-        let r = percentiles(estimate, draws, level);
-        Ratio {
-            value: r.value.exp(),
-            lower: r.lower.exp(),
-            upper: r.upper.exp(),
-        }
-    } else {
-        let n = layouts.len() as f64;
-        let se = std_dev(&draws) * (n / (n - 1.0)).sqrt();
-        let half = student_t_quantile(1.0 - (1.0 - level) / 2.0, n - 1.0) * se;
-        Ratio {
-            value: estimate.exp(),
-            lower: (estimate - half).exp(),
-            upper: (estimate + half).exp(),
+    let ratio = match per_layout.len() {
+        0 => return None,
+        1 => one_layout(layouts[0], per_layout[0], level),
+        _ => {
+            let t = TrimmedMean::of(&per_layout);
+            let half = student_t_quantile(1.0 - (1.0 - level) / 2.0, t.df) * t.se;
+            Ratio {
+                value: t.value.exp(),
+                lower: (t.value - half).exp(),
+                upper: (t.value + half).exp(),
+            }
         }
     };
     Some(LayoutRatio {
         ratio,
         per_layout: per_layout.into_iter().map(f64::exp).collect(),
     })
+}
+
+/// The percentile interval of one layout's median pair ratio, from a bootstrap of its pairs.
+fn one_layout(pairs: &[f64], estimate: f64, level: f64) -> Ratio {
+    let (mut rng, mut scratch) = (Rng::new(SEED), Vec::new());
+    let draws = (0..LAYOUT_RESAMPLES)
+        .map(|_| resample(pairs, &mut scratch, &mut rng))
+        .collect();
+    let r = percentiles(estimate, draws, level);
+    Ratio {
+        value: r.value.exp(),
+        lower: r.lower.exp(),
+        upper: r.upper.exp(),
+    }
+}
+
+/// A 20 % trimmed mean with its standard error and degrees of freedom (Tukey and McLaughlin;
+/// Yuen): `g = floor(0.2 n)` values cut from each end, the cut ones replaced by their nearest
+/// kept neighbour for the variance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrimmedMean {
+    /// The mean of the kept values.
+    pub value: f64,
+    /// Its standard error: the winsorized standard deviation over `(1 - 2g/n) sqrt(n)`.
+    pub se: f64,
+    /// `n - 2g - 1`.
+    pub df: f64,
+}
+
+impl TrimmedMean {
+    /// Of two or more values.
+    pub fn of(values: &[f64]) -> Self {
+        let mut v = values.to_vec();
+        v.sort_unstable_by(f64::total_cmp);
+        let n = v.len();
+        let g = if n >= 5 { n / 5 } else { 0 };
+        let value = mean(&v[g..n - g]);
+        let winsorized: Vec<f64> = (0..n).map(|i| v[i.clamp(g, n - 1 - g)]).collect();
+        let kept = (n - 2 * g) as f64;
+        Self {
+            value,
+            se: std_dev(&winsorized) * (n as f64).sqrt() / kept,
+            df: kept - 1.0,
+        }
+    }
 }
 
 fn mean(v: &[f64]) -> f64 {

@@ -43,7 +43,7 @@ pub struct Args {
     /// Link layouts (section orders) the paired wall-time harness is measured under: each
     /// case's ratio and interval come from all of them, as where the linker puts code moves a
     /// nanosecond-scale ratio by 5-50 %.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=64))]
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=64))]
     layouts: u64,
     /// Where the revisions cannot be linked into one harness: alternating wall-time rounds per
     /// revision (each a short criterion run of every case in its own process). Ten rounds, because whole rounds of a small case can run up to 2x slow

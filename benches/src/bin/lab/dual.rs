@@ -101,7 +101,10 @@ impl Dual {
         let manifest = self.dir.join("harness").join("Cargo.toml");
         let cargo = || {
             let mut cmd = Command::new("cargo");
-            cmd.args(["rustc", "--release", "--bin", HARNESS, "--manifest-path"])
+            // From the lab's workspace, so that its `.cargo/config.toml` (64-octet function and
+            // loop alignment) builds both revisions as it builds the lab's own harnesses.
+            cmd.current_dir(wirelab_bench::paths::workspace_root())
+                .args(["rustc", "--release", "--bin", HARNESS, "--manifest-path"])
                 .arg(&manifest)
                 .args(
                     backend
@@ -250,17 +253,26 @@ pub fn paired_runs(
                 linked.len(),
                 layout.seed
             );
-            let settings = Settings {
-                seed: layout.seed,
-                ..Settings::default()
-            };
-            let run = dual.run(layout, &part, &settings, data.as_deref())?;
+            let run = dual.run(layout, &part, &settings(layout.seed), data.as_deref())?;
             for (id, case) in run.cases {
                 runs.entry(id).or_default().push(case);
             }
         }
     }
     Ok(runs)
+}
+
+/// How long compare samples each case in one layout: half the sampler's defaults, as the
+/// interval comes from many layouts (each a process) more than from many pairs in one.
+fn settings(seed: u64) -> Settings {
+    let full = Settings::default();
+    Settings {
+        seed,
+        warmup_ns: full.warmup_ns / 2,
+        min_pairs: full.min_pairs * 2 / 3,
+        max_ns: full.max_ns / 2,
+        ..full
+    }
 }
 
 /// The arguments of the hidden `cargo lab dual` (the dual harness on two source trees, for
