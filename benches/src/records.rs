@@ -161,10 +161,10 @@ pub struct Record {
 /// timed in pairs of batches in one process, under several link layouts (section orders).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LayoutSpeedup {
-    /// Baseline time over variant time: the geometric mean over layouts of each layout's
-    /// median pair ratio.
+    /// Baseline time over variant time: the 20 % trimmed geometric mean over layouts of each
+    /// layout's median pair ratio.
     pub value: f64,
-    /// Lower bound of its 95 % interval (bootstrap over layouts, then pairs).
+    /// Lower bound of its 95 % interval (Yuen's, over layouts).
     pub lower: f64,
     /// Upper bound.
     pub upper: f64,
