@@ -253,7 +253,12 @@ pub fn paired_runs(
                 linked.len(),
                 layout.seed
             );
-            let run = dual.run(layout, &part, &settings(layout.seed), data.as_deref())?;
+            let run = dual.run(
+                layout,
+                &part,
+                &layout_settings(layout.seed, false),
+                data.as_deref(),
+            )?;
             for (id, case) in run.cases {
                 runs.entry(id).or_default().push(case);
             }
@@ -262,15 +267,17 @@ pub fn paired_runs(
     Ok(runs)
 }
 
-/// How long compare samples each case in one layout: half the sampler's defaults, as the
-/// interval comes from many layouts (each a process) more than from many pairs in one.
-fn settings(seed: u64) -> Settings {
+/// How long each case is sampled in one layout, by compare and by the ladder: half the
+/// sampler's defaults (the interval comes from the layouts, each a process, more than from the
+/// pairs of one), a quarter with `quick`.
+pub fn layout_settings(seed: u64, quick: bool) -> Settings {
     let full = Settings::default();
+    let share = if quick { 4 } else { 2 };
     Settings {
         seed,
-        warmup_ns: full.warmup_ns / 2,
-        min_pairs: full.min_pairs * 2 / 3,
-        max_ns: full.max_ns / 2,
+        warmup_ns: full.warmup_ns / share,
+        min_pairs: if quick { 12 } else { 16 },
+        max_ns: full.max_ns / share,
         ..full
     }
 }

@@ -6,7 +6,7 @@
 //! keeps the absolute times; the speed-ups and their intervals over layouts go to
 //! `target/wirelab/ladder/<exp>.json` (case id -> [`LayoutSpeedup`]).
 
-use crate::dual::{Layout, link_in_layouts, selection_words};
+use crate::dual::{Layout, layout_settings, link_in_layouts, selection_words};
 use crate::tools::by_backend;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -15,7 +15,7 @@ use wirelab_bench::catalog::Backend;
 use wirelab_bench::paths::{lab_dir, target_dir, workspace_root};
 use wirelab_bench::records::{LayoutSpeedup, Metric, write_json};
 use wirelab_bench::report::bootstrap::ratio_over_layouts;
-use wirelab_bench::sampler::{PairedCase, Settings};
+use wirelab_bench::sampler::PairedCase;
 use wirelab_bench::selection::Selection;
 
 /// Link layouts of a full run, and of a `--quick` one. Eight, so that the trimmed mean over
@@ -25,20 +25,6 @@ const QUICK_LAYOUTS: u64 = 2;
 
 /// The harness's binary name.
 const BIN: &str = "ladder";
-
-/// How long each pair of a case is sampled in one layout: half the sampler's defaults (the
-/// interval comes from the layouts more than from the pairs of one), a quarter with `quick`.
-fn settings(seed: u64, quick: bool) -> Settings {
-    let full = Settings::default();
-    let share = if quick { 4 } else { 2 };
-    Settings {
-        seed,
-        warmup_ns: full.warmup_ns / share,
-        min_pairs: if quick { 12 } else { 16 },
-        max_ns: full.max_ns / share,
-        ..full
-    }
-}
 
 /// Measures the ladder of every page of `sel` and writes each page's speed-ups. Returns the
 /// seconds it took.
@@ -59,7 +45,7 @@ pub fn measure(sel: &Selection, quick: bool) -> Result<f64> {
                 layout.seed
             );
             let out = layouts_dir().join(format!("run-{}.json", layout.seed));
-            let settings = settings(layout.seed, quick);
+            let settings = layout_settings(layout.seed, quick);
             let run = layout.run(
                 &out,
                 &settings,
