@@ -66,7 +66,7 @@ fn planned_cases(sel: &wirelab_bench::selection::Selection) -> Vec<(String, usiz
     sel.experiments()
         .iter()
         .filter_map(|e| read_json::<Verification>(&Metric::Verify.file(&e.id())).ok())
-        .flat_map(|v| v.outputs.into_keys().map(|k| (k, 1)))
+        .flat_map(|v| v.outputs.into_keys().map(|k| (k.to_string(), 1)))
         .collect()
 }
 

@@ -4,6 +4,7 @@
 //! comparison into an exit code. The orchestration (worktrees, builds, rounds) is
 //! `src/bin/lab/compare.rs`; everything here is pure, so that tests can drive it.
 
+use crate::catalog::CaseId;
 use crate::records::{
     Alloc, CacheSim, KernelChoices, Metric, Paths, Samples, Verification, read_json_if_present,
 };
@@ -18,20 +19,20 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Default)]
 pub struct Side {
     /// Output digests from the verifying run.
-    pub digests: BTreeMap<String, String>,
+    pub digests: BTreeMap<CaseId, String>,
     /// Instruction counts.
-    pub instructions: BTreeMap<String, u64>,
+    pub instructions: BTreeMap<CaseId, u64>,
     /// Allocations.
-    pub alloc: BTreeMap<String, Alloc>,
+    pub alloc: BTreeMap<CaseId, Alloc>,
     /// Cache simulations (the `cycles` metric).
-    pub cycles: BTreeMap<String, CacheSim>,
+    pub cycles: BTreeMap<CaseId, CacheSim>,
     /// Wall-time samples: criterion's raw samples, one entry per round (process).
-    pub wall: BTreeMap<String, Vec<Samples>>,
+    pub wall: BTreeMap<CaseId, Vec<Samples>>,
     /// Each counted case's callgrind profile (a file), where the revision's lab kept one.
-    pub profiles: BTreeMap<String, PathBuf>,
+    pub profiles: BTreeMap<CaseId, PathBuf>,
     /// The cases whose count measures another kernel than the wall time (where the
     /// revision's lab recorded its kernels).
-    pub paths: BTreeMap<String, Paths>,
+    pub paths: BTreeMap<CaseId, Paths>,
 }
 
 impl Side {
@@ -52,11 +53,10 @@ impl Side {
                     .extend(v.outputs.into_iter().map(|(k, o)| (k, o.digest)));
             }
             if let Some(i) =
-                read_json_if_present::<BTreeMap<String, u64>>(&file(Metric::Instructions))?
+                read_json_if_present::<BTreeMap<CaseId, u64>>(&file(Metric::Instructions))?
             {
                 for case in i.keys() {
-                    let variant = case.rsplit('/').next().unwrap_or("");
-                    let points = exp.meta().dispatch.iter().find(|(v, _)| *v == variant);
+                    let points = exp.meta().dispatch.iter().find(|(v, _)| *v == case.variant);
                     if let (Some(k), Some((_, points))) = (&kernels, points)
                         && let Some(p) = k.paths(points)
                     {
@@ -69,12 +69,12 @@ impl Side {
                 }
                 side.instructions.extend(i);
             }
-            if let Some(a) = read_json_if_present::<BTreeMap<String, Alloc>>(&file(Metric::Alloc))?
+            if let Some(a) = read_json_if_present::<BTreeMap<CaseId, Alloc>>(&file(Metric::Alloc))?
             {
                 side.alloc.extend(a);
             }
             if let Some(c) =
-                read_json_if_present::<BTreeMap<String, CacheSim>>(&file(Metric::Cycles))?
+                read_json_if_present::<BTreeMap<CaseId, CacheSim>>(&file(Metric::Cycles))?
             {
                 side.cycles.extend(c);
             }
@@ -85,7 +85,7 @@ impl Side {
 
     /// Keeps only the cases `sel` wants.
     pub fn retain(&mut self, sel: &Selection) {
-        let wanted = |id: &String| wants(sel, id);
+        let wanted = |id: &CaseId| sel.wants_case(id);
         self.digests.retain(|k, _| wanted(k));
         self.instructions.retain(|k, _| wanted(k));
         self.alloc.retain(|k, _| wanted(k));
@@ -96,30 +96,21 @@ impl Side {
     }
 
     /// The parsed callgrind profile of `case`, when this side kept one that parses.
-    pub fn profile(&self, case: &str) -> Option<crate::callgrind::Profile> {
+    pub fn profile(&self, case: &CaseId) -> Option<crate::callgrind::Profile> {
         let text = std::fs::read_to_string(self.profiles.get(case)?).ok()?;
         crate::callgrind::Profile::parse(&text).ok()
     }
 
     /// Adds one round's wall samples (case id -> samples) to those already gathered.
-    pub fn add_wall_round(&mut self, round: BTreeMap<String, Samples>) {
+    pub fn add_wall_round(&mut self, round: BTreeMap<CaseId, Samples>) {
         for (id, s) in round {
             self.wall.entry(id).or_default().push(s);
         }
     }
 }
 
-/// Whether `sel` wants the case `id` (`exp/workload/variant`).
-pub fn wants(sel: &Selection, id: &str) -> bool {
-    let mut parts = id.splitn(3, '/');
-    match (parts.next(), parts.next(), parts.next()) {
-        (Some(e), Some(w), Some(v)) => sel.wants(e, w, v),
-        _ => false,
-    }
-}
-
 /// A value in both revisions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Pair<T> {
     /// BASE's value.
     pub base: T,
@@ -128,7 +119,7 @@ pub struct Pair<T> {
 }
 
 /// Allocations of one case in one revision: totals over the harness's runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AllocCount {
     /// Heap blocks allocated.
     pub blocks: u64,
@@ -142,7 +133,7 @@ pub struct AllocCount {
 /// comparison: from pairs timed in one process under several link layouts (see
 /// [`bootstrap::ratio_over_layouts`]), or from alternating process rounds (see
 /// [`bootstrap::ratio_of_rounds`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WallRatio {
     /// The ratio.
     pub ratio: f64,
@@ -171,7 +162,7 @@ impl WallRatio {
 }
 
 /// How the wall times of a comparison were taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "method")]
 pub enum WallMethod {
     /// Both revisions linked into one harness, timed batch against batch, under `layouts`
@@ -194,11 +185,11 @@ pub struct PairedWall {
     /// The number of layouts measured.
     pub layouts: usize,
     /// Per case, per layout, the pairs' log ratios.
-    pub cases: BTreeMap<String, Vec<Vec<f64>>>,
+    pub cases: BTreeMap<CaseId, Vec<Vec<f64>>>,
 }
 
 /// A function behind a moved instruction count: its instructions in both revisions.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FunctionDelta {
     /// Its name, demangled.
     pub function: String,
@@ -213,10 +204,10 @@ pub struct FunctionDelta {
 pub const WHY_TOP: usize = 5;
 
 /// One case present in both revisions.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CaseDelta {
     /// `exp/workload/variant`.
-    pub case: String,
+    pub case: CaseId,
     /// Instruction counts, where both revisions counted them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instructions: Option<Pair<u64>>,
@@ -293,7 +284,7 @@ pub fn pct(base: u64, new: u64) -> f64 {
 }
 
 /// The comparison of two revisions, as `target/wirelab/compare/*.json` holds it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// [`crate::records::SCHEMA_VERSION`] when written.
     #[serde(default)]
@@ -308,9 +299,9 @@ pub struct Comparison {
     /// The cases present in both, largest change first.
     pub cases: Vec<CaseDelta>,
     /// Cases only NEW has.
-    pub added: Vec<String>,
+    pub added: Vec<CaseId>,
     /// Cases only BASE has.
-    pub removed: Vec<String>,
+    pub removed: Vec<CaseId>,
 }
 
 /// Compares what two revisions measured, case by case; wall time from `paired` where it holds
@@ -322,11 +313,11 @@ pub fn compare(
     new: &Side,
     paired: Option<&PairedWall>,
 ) -> Comparison {
-    let (b, n): (BTreeSet<&String>, BTreeSet<&String>) =
+    let (b, n): (BTreeSet<&CaseId>, BTreeSet<&CaseId>) =
         (base.digests.keys().collect(), new.digests.keys().collect());
-    let common: Vec<&String> = b.intersection(&n).copied().collect();
-    let is_paired = |id: &str| paired.is_some_and(|p| p.cases.contains_key(id));
-    let in_rounds = |id: &str| base.wall.contains_key(id) && new.wall.contains_key(id);
+    let common: Vec<&CaseId> = b.intersection(&n).copied().collect();
+    let is_paired = |id: &CaseId| paired.is_some_and(|p| p.cases.contains_key(id));
+    let in_rounds = |id: &CaseId| base.wall.contains_key(id) && new.wall.contains_key(id);
     let timed = common
         .iter()
         .filter(|id| is_paired(id) || in_rounds(id))
@@ -365,7 +356,7 @@ pub fn simultaneous_level(cases: usize) -> f64 {
 
 /// NEW/BASE wall time of case `id`: paired where `paired` holds it, else from rounds.
 fn wall_ratio(
-    id: &str,
+    id: &CaseId,
     base: &Side,
     new: &Side,
     paired: Option<&PairedWall>,
@@ -388,14 +379,20 @@ fn wall_ratio(
     })
 }
 
-fn delta(id: &str, base: &Side, new: &Side, paired: Option<&PairedWall>, level: f64) -> CaseDelta {
+fn delta(
+    id: &CaseId,
+    base: &Side,
+    new: &Side,
+    paired: Option<&PairedWall>,
+    level: f64,
+) -> CaseDelta {
     let count = |a: &Alloc| AllocCount {
         blocks: a.blocks,
         bytes: a.bytes,
         runs: a.runs,
     };
     CaseDelta {
-        case: id.to_owned(),
+        case: id.clone(),
         instructions: both(&base.instructions, &new.instructions, id, |v| *v),
         alloc: both(&base.alloc, &new.alloc, id, count),
         cycles: both(&base.cycles, &new.cycles, id, |c| *c),
@@ -407,7 +404,7 @@ fn delta(id: &str, base: &Side, new: &Side, paired: Option<&PairedWall>, level: 
 }
 
 /// The functions behind a moved instruction count (see [`CaseDelta::why`]).
-fn why(id: &str, base: &Side, new: &Side) -> Vec<FunctionDelta> {
+fn why(id: &CaseId, base: &Side, new: &Side) -> Vec<FunctionDelta> {
     let moved = matches!(
         (base.instructions.get(id), new.instructions.get(id)),
         (Some(b), Some(n)) if b != n
@@ -422,9 +419,9 @@ fn why(id: &str, base: &Side, new: &Side) -> Vec<FunctionDelta> {
 }
 
 fn both<V, T>(
-    base: &BTreeMap<String, V>,
-    new: &BTreeMap<String, V>,
-    id: &str,
+    base: &BTreeMap<CaseId, V>,
+    new: &BTreeMap<CaseId, V>,
+    id: &CaseId,
     f: impl Fn(&V) -> T,
 ) -> Option<Pair<T>> {
     Some(Pair {
@@ -516,7 +513,7 @@ impl Gate {
 }
 
 /// Every (case, reason) a set of gates trips on a comparison.
-pub fn offenders(cmp: &Comparison, gates: &[Gate]) -> Vec<(String, String)> {
+pub fn offenders(cmp: &Comparison, gates: &[Gate]) -> Vec<(CaseId, String)> {
     cmp.cases
         .iter()
         .flat_map(|c| {
@@ -644,7 +641,8 @@ pub fn markdown(cmp: &Comparison) -> String {
     );
     for (what, list) in [("Added", &cmp.added), ("Removed", &cmp.removed)] {
         if !list.is_empty() {
-            let _ = writeln!(out, "\n{what} (in one revision only): {}", list.join(", "));
+            let names: Vec<String> = list.iter().map(ToString::to_string).collect();
+            let _ = writeln!(out, "\n{what} (in one revision only): {}", names.join(", "));
         }
     }
     out
@@ -727,7 +725,7 @@ pub fn bmf(cmp: &Comparison) -> serde_json::Value {
                 serde_json::json!({"value": w.ratio, "lower_value": w.lower, "upper_value": w.upper}),
             );
         }
-        out.insert(c.case.clone(), serde_json::Value::Object(m));
+        out.insert(c.case.to_string(), serde_json::Value::Object(m));
     }
     serde_json::Value::Object(out)
 }

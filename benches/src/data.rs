@@ -1,35 +1,8 @@
-//! The shared conformance and workload data (`../shared/data`), and the typed error every
-//! loader returns: a missing or malformed file ends a command with `error: <file>: <what>`.
+//! The shared conformance and workload data (`../shared/data`), read into [`LoadError`]s: a
+//! missing or malformed file ends a command with `error: <file>: <what>`.
 
-use std::fmt;
+use crate::catalog::LoadError;
 use std::path::{Path, PathBuf};
-
-/// A data file (or folder) that could not be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoadError {
-    /// The file or folder.
-    pub path: PathBuf,
-    /// What is wrong with it.
-    pub what: String,
-}
-
-impl LoadError {
-    /// An error about `path`.
-    pub fn new(path: &Path, what: impl fmt::Display) -> Self {
-        Self {
-            path: path.to_path_buf(),
-            what: what.to_string(),
-        }
-    }
-}
-
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.what)
-    }
-}
-
-impl std::error::Error for LoadError {}
 
 /// Whether this is a CI run (`CI=true`), where missing data is a failure.
 pub fn under_ci() -> bool {

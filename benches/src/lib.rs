@@ -18,6 +18,7 @@ pub mod report;
 pub mod rng;
 pub mod rope;
 pub mod sampler;
+pub mod schema;
 pub mod selection;
 pub mod sink;
 
@@ -44,7 +45,7 @@ pub fn selection_from_env() -> Result<Selection, String> {
     if !sel.picks().is_empty() {
         return Ok(sel);
     }
-    let built: Vec<String> = catalog::experiments()
+    let built: Vec<String> = experiments::pages()
         .into_iter()
         .filter(catalog::Experiment::built_here)
         .map(|e| e.id())

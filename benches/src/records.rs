@@ -6,13 +6,13 @@
 //! [`Alloc`]). [`gather`] joins them by case id; reports are rendered from the joined data
 //! alone.
 
-use crate::catalog::{VariantInfo, WorkloadInfo};
+use crate::catalog::{CaseId, VariantInfo, WorkloadInfo};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// criterion's raw samples of one cell: sample `i` ran `iters[i]` iterations in `times_ns[i]`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Samples {
     /// Iterations per sample.
     pub iters: Vec<f64>,
@@ -21,7 +21,7 @@ pub struct Samples {
 }
 
 /// criterion's estimate of one cell: nanoseconds per run, and the samples it came from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Wall {
     /// Median.
     pub median_ns: f64,
@@ -34,7 +34,7 @@ pub struct Wall {
 }
 
 /// Allocations of one cell, summed over `runs` steady-state runs (dhat).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Alloc {
     /// Measured runs (after one warm-up run).
     pub runs: u64,
@@ -51,7 +51,7 @@ pub struct Alloc {
 /// deterministic for a given binary, like the instruction count, and a third signal where
 /// instructions and wall time disagree. The simulated machine is callgrind's model of this
 /// one's caches (L1 and last level; no prefetcher, no out-of-order execution).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CacheSim {
     /// L1 misses: instruction fetch (I1mr), data read (D1mr) and data write (D1mw).
     pub l1_misses: u64,
@@ -68,7 +68,7 @@ pub const AVX512_POINT: &str = "AVX-512 seen (peers' own detection)";
 
 /// The kernel each CPU-dependent dispatch point picks natively and under valgrind
 /// (`target/wirelab/kernels.json`, written by the instruction-count phase).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct KernelChoices {
     /// Dispatch point -> kernel, in the lab's own process.
     pub native: BTreeMap<String, String>,
@@ -98,7 +98,7 @@ impl KernelChoices {
 }
 
 /// The kernels a case runs natively (timed) and under valgrind (counted), where they differ.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Paths {
     /// Natively: what the wall time measures.
     pub native: String,
@@ -107,7 +107,7 @@ pub struct Paths {
 }
 
 /// What the verifying run of a case produced.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Output {
     /// Octets of output.
     pub len: u64,
@@ -135,7 +135,7 @@ impl Output {
 }
 
 /// Everything measured of one case.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Record {
     /// The verifying run's output.
     pub output: Option<Output>,
@@ -159,7 +159,7 @@ pub struct Record {
 
 /// A variant's speed-up over its page's baseline from `cargo lab bench`'s ladder phase: both
 /// timed in pairs of batches in one process, under several link layouts (section orders).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LayoutSpeedup {
     /// Baseline time over variant time: the 20 % trimmed geometric mean over layouts of each
     /// layout's median pair ratio.
@@ -193,7 +193,7 @@ impl LayoutSpeedup {
 }
 
 /// The environment a measurement was taken in.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Receipt {
     /// `git rev-parse HEAD`, with `-dirty` when the tree had uncommitted changes.
     pub commit: String,
@@ -220,7 +220,7 @@ pub struct Receipt {
 }
 
 /// Seconds each phase of a `cargo lab bench` run took (all experiments of the run together).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Durations {
     /// Verification.
     pub verify: f64,
@@ -250,7 +250,7 @@ fn schema_v1() -> u32 {
 }
 
 /// `reports/data/<exp>.json`: one experiment page's cases and what was measured of them.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExperimentData {
     /// [`SCHEMA_VERSION`] when written (1 when absent: an older file).
     #[serde(default = "schema_v1")]
@@ -264,14 +264,14 @@ pub struct ExperimentData {
     /// The workloads.
     pub workloads: Vec<WorkloadInfo>,
     /// One record per case, keyed by case id.
-    pub cases: BTreeMap<String, Record>,
+    pub cases: BTreeMap<CaseId, Record>,
 }
 
 impl ExperimentData {
     /// The record of a case of this page.
     pub fn record(&self, workload: &str, variant: &str) -> Option<&Record> {
         self.cases
-            .get(&format!("{}/{workload}/{variant}", self.experiment))
+            .get(&CaseId::new(&self.experiment, workload, variant))
     }
 
     /// The variant a ratio is relative to: the first of the ladder.
@@ -281,11 +281,11 @@ impl ExperimentData {
 
     /// The cases that lack a metric (wall time, instructions or allocations): a report is
     /// published only when there are none.
-    pub fn incomplete(&self) -> Vec<&str> {
+    pub fn incomplete(&self) -> Vec<&CaseId> {
         self.cases
             .iter()
             .filter(|(_, r)| r.wall.is_none() || r.instructions.is_none() || r.alloc.is_none())
-            .map(|(id, _)| id.as_str())
+            .map(|(id, _)| id)
             .collect()
     }
 }
@@ -301,17 +301,24 @@ pub fn lost(committed: &ExperimentData, fresh: &Verification) -> Vec<String> {
     let workloads = committed.workloads.iter().map(|w| w.name.as_str());
     let variants = committed.variants.iter().map(|v| v.name.as_str());
     let cases = committed.cases.keys().filter(|id| {
-        let mut parts = id.splitn(3, '/').skip(1);
-        let (w, v) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        has_workload(w) && has_variant(v) && !fresh.outputs.contains_key(*id)
+        has_workload(&id.workload) && has_variant(&id.variant) && !fresh.outputs.contains_key(*id)
     });
-    let kinds: [(&str, Vec<&str>); 3] = [
+    let kinds: [(&str, Vec<String>); 3] = [
         (
             "workloads",
-            workloads.filter(|w| !has_workload(w)).collect(),
+            workloads
+                .filter(|w| !has_workload(w))
+                .map(str::to_owned)
+                .collect(),
         ),
-        ("variants", variants.filter(|v| !has_variant(v)).collect()),
-        ("cases", cases.map(String::as_str).collect()),
+        (
+            "variants",
+            variants
+                .filter(|v| !has_variant(v))
+                .map(str::to_owned)
+                .collect(),
+        ),
+        ("cases", cases.map(ToString::to_string).collect()),
     ];
     kinds
         .into_iter()
@@ -322,24 +329,24 @@ pub fn lost(committed: &ExperimentData, fresh: &Verification) -> Vec<String> {
 
 /// What the verifying run of one experiment page recorded: its ladder, its workloads and each
 /// case's output. The list of cases a report has is this file's.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Verification {
     /// The ladder.
     pub variants: Vec<VariantInfo>,
     /// The workloads.
     pub workloads: Vec<WorkloadInfo>,
     /// Each case's output, keyed by case id.
-    pub outputs: BTreeMap<String, Output>,
+    pub outputs: BTreeMap<CaseId, Output>,
     /// How long each case's verifying run took, in milliseconds (output collected; a rough
     /// guide to what measuring it costs, used by `--quick`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub run_ms: BTreeMap<String, f64>,
+    pub run_ms: BTreeMap<CaseId, f64>,
 }
 
 impl Verification {
     /// The cases a run counts instructions and allocations of: every verified case, or with
     /// `quick` those whose verifying run took at most [`QUICK_COUNT_LIMIT_MS`].
-    pub fn counted(&self, quick: bool) -> Vec<String> {
+    pub fn counted(&self, quick: bool) -> Vec<CaseId> {
         self.outputs
             .keys()
             .filter(|id| {
@@ -470,21 +477,20 @@ pub fn read_json_if_present<T: DeserializeOwned>(path: &Path) -> Result<Option<T
 /// When the verification is missing, or a raw file cannot be read.
 pub fn gather(exp: &str, receipt: &Receipt) -> Result<ExperimentData, String> {
     let verify: Verification = read_json(&Metric::Verify.file(exp))?;
-    let mut wall: BTreeMap<String, Wall> =
+    let mut wall: BTreeMap<CaseId, Wall> =
         read_json_if_present(&Metric::Wall.file(exp))?.unwrap_or_default();
-    let mut icount: BTreeMap<String, u64> =
+    let mut icount: BTreeMap<CaseId, u64> =
         read_json_if_present(&Metric::Instructions.file(exp))?.unwrap_or_default();
-    let mut alloc: BTreeMap<String, Alloc> =
+    let mut alloc: BTreeMap<CaseId, Alloc> =
         read_json_if_present(&Metric::Alloc.file(exp))?.unwrap_or_default();
-    let mut cycles: BTreeMap<String, CacheSim> =
+    let mut cycles: BTreeMap<CaseId, CacheSim> =
         read_json_if_present(&Metric::Cycles.file(exp))?.unwrap_or_default();
-    let mut ladder: BTreeMap<String, LayoutSpeedup> =
+    let mut ladder: BTreeMap<CaseId, LayoutSpeedup> =
         read_json_if_present(&Metric::Ladder.file(exp))?.unwrap_or_default();
     let kernels: Option<KernelChoices> = read_json_if_present(&KernelChoices::file())?;
-    let dispatch = crate::catalog::experiment(exp).map_or(&[][..], |e| e.meta().dispatch);
-    let paths = |id: &str| {
-        let variant = id.rsplit('/').next().unwrap_or("");
-        let (_, points) = dispatch.iter().find(|(v, _)| *v == variant)?;
+    let dispatch = crate::experiments::page(exp).map_or(&[][..], |e| e.meta().dispatch);
+    let paths = |id: &CaseId| {
+        let (_, points) = dispatch.iter().find(|(v, _)| *v == id.variant)?;
         kernels.as_ref()?.paths(points)
     };
     let mut cases = BTreeMap::new();

@@ -6,7 +6,8 @@
 //! selection is parsed; workload names (some come from the shared data) when the walk loads the
 //! experiment. An unknown name is an error that lists the valid ones.
 
-use crate::catalog::{self, Experiment};
+use crate::catalog::{CaseId, Experiment};
+use crate::experiments;
 use std::fmt;
 
 /// One `EXP[/WORKLOAD[/VARIANT]]` argument.
@@ -51,19 +52,28 @@ impl Selection {
         Self::default()
     }
 
-    /// Parses selection arguments (none: everything).
+    /// Parses selection arguments (none: everything) against the registry's pages.
     ///
     /// # Errors
     ///
     /// On a malformed argument, an unknown experiment or an unknown variant, listing the valid
     /// names.
     pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Self, String> {
+        Self::parse_in(&experiments::pages(), args)
+    }
+
+    /// Parses selection arguments against the pages of `catalog` (a made-up one in tests).
+    ///
+    /// # Errors
+    ///
+    /// As [`Selection::parse`].
+    pub fn parse_in<S: AsRef<str>>(catalog: &[Experiment], args: &[S]) -> Result<Self, String> {
         let picks = args
             .iter()
             .flat_map(|a| a.as_ref().split(','))
             .map(str::trim)
             .filter(|a| !a.is_empty())
-            .map(parse_pick)
+            .map(|a| parse_pick(catalog, a))
             .collect::<Result<_, _>>()?;
         Ok(Self { picks })
     }
@@ -78,9 +88,19 @@ impl Selection {
         self.picks.is_empty() || self.picks.iter().any(|p| p.wants(exp, workload, variant))
     }
 
-    /// The experiment pages with anything selected, in catalog order.
+    /// Whether the case `id` is selected.
+    pub fn wants_case(&self, id: &CaseId) -> bool {
+        self.wants(&id.exp, &id.workload, &id.variant)
+    }
+
+    /// The registry's pages with anything selected, in catalog order.
     pub fn experiments(&self) -> Vec<Experiment> {
-        catalog::experiments()
+        self.pages_of(experiments::pages())
+    }
+
+    /// The pages of `catalog` with anything selected, in its order.
+    pub fn pages_of(&self, catalog: Vec<Experiment>) -> Vec<Experiment> {
+        catalog
             .into_iter()
             .filter(|e| self.picks.is_empty() || self.picks.iter().any(|p| p.exp == e.id()))
             .collect()
@@ -148,15 +168,15 @@ impl fmt::Display for Selection {
     }
 }
 
-fn parse_pick(arg: &str) -> Result<Pick, String> {
+fn parse_pick(catalog: &[Experiment], arg: &str) -> Result<Pick, String> {
     let parts: Vec<&str> = arg.split('/').collect();
     if parts.len() > 3 || parts.iter().any(|p| p.is_empty()) {
         return Err(format!(
             "`{arg}` is not a selection (EXP[/WORKLOAD[/VARIANT]])"
         ));
     }
-    let ids: Vec<String> = catalog::experiments().iter().map(Experiment::id).collect();
-    let Some(exp) = catalog::experiment(parts[0]) else {
+    let ids: Vec<String> = catalog.iter().map(Experiment::id).collect();
+    let Some(exp) = catalog.iter().find(|e| e.id() == parts[0]) else {
         return Err(format!(
             "unknown experiment `{}` (experiments: {})",
             parts[0],

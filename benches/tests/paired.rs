@@ -204,12 +204,12 @@ fn a_layout_times_the_cases_both_sides_have_and_carries_their_digests() {
 #[test]
 fn compare_takes_wall_time_from_the_pairs_and_says_so() {
     let side = |digest: &str| Side {
-        digests: BTreeMap::from([("e/w/v".to_owned(), digest.to_owned())]),
+        digests: BTreeMap::from([("e/w/v".parse().unwrap(), digest.to_owned())]),
         ..Side::default()
     };
     let paired = PairedWall {
         layouts: 6,
-        cases: BTreeMap::from([("e/w/v".to_owned(), synthetic(6, 100, |_| 1.2))]),
+        cases: BTreeMap::from([("e/w/v".parse().unwrap(), synthetic(6, 100, |_| 1.2))]),
     };
     let cmp = compare::compare("a", "b", &side("x"), &side("x"), Some(&paired));
     assert_eq!(cmp.wall_method, Some(WallMethod::Paired { layouts: 6 }));

@@ -2,7 +2,8 @@
 //! committed reports reproduced byte for byte from the committed data alone.
 
 use std::collections::BTreeMap;
-use wirelab_bench::catalog::{self, Experiment, VariantInfo, WorkloadInfo};
+use wirelab_bench::catalog::{CaseId, Experiment, VariantInfo, WorkloadInfo};
+use wirelab_bench::experiments;
 use wirelab_bench::paths::{data_file, reports_dir, workspace_root};
 use wirelab_bench::records::{
     Alloc, ExperimentData, Output, Receipt, Record, Samples, Wall, read_json,
@@ -31,7 +32,7 @@ fn splice_replaces_only_between_markers() {
 }
 
 fn exp(id: &str) -> Experiment {
-    catalog::experiment(id).unwrap()
+    experiments::page(id).unwrap()
 }
 
 fn record(ns: f64, ir: u64, blocks: u64, result: u64, copied: Option<u64>) -> Record {
@@ -82,7 +83,7 @@ fn data(id: &str, workloads: &[(&str, u64)], cases: &[(&str, &str, Record)]) -> 
             .collect(),
         cases: cases
             .iter()
-            .map(|(w, v, r)| (format!("{id}/{w}/{v}"), r.clone()))
+            .map(|(w, v, r)| (CaseId::new(id, w, v), r.clone()))
             .collect::<BTreeMap<_, _>>(),
     }
 }
@@ -170,7 +171,7 @@ fn sweep_experiments_get_a_growth_table_and_outputs() {
 #[test]
 fn committed_data_renders_to_the_committed_reports() {
     let mut pages = Vec::new();
-    for exp in catalog::experiments() {
+    for exp in experiments::pages() {
         let id = exp.id();
         let d: ExperimentData = read_json(&data_file(&id)).unwrap();
         let committed = std::fs::read_to_string(reports_dir().join(format!("{id}.md"))).unwrap();
@@ -278,7 +279,7 @@ fn every_svg_under_reports_is_xml() {
         }
     }
     assert!(
-        n > catalog::experiments().len(),
+        n > experiments::pages().len(),
         "one chart per page and the headline: {n}"
     );
 }
@@ -290,8 +291,23 @@ fn incomplete_names_the_cases_missing_a_metric() {
         data.incomplete().is_empty(),
         "the committed crc data is complete"
     );
-    let ids: Vec<String> = data.cases.keys().take(2).cloned().collect();
+    let ids: Vec<CaseId> = data.cases.keys().take(2).cloned().collect();
     data.cases.get_mut(&ids[0]).unwrap().wall = None;
     data.cases.get_mut(&ids[1]).unwrap().instructions = None;
-    assert_eq!(data.incomplete(), vec![ids[0].as_str(), ids[1].as_str()]);
+    assert_eq!(data.incomplete(), vec![&ids[0], &ids[1]]);
+}
+
+#[test]
+fn committed_data_round_trips_byte_for_byte() {
+    // Case ids are typed; they must still read, write and sort as their text.
+    for exp in experiments::pages() {
+        let text = std::fs::read_to_string(data_file(&exp.id())).unwrap();
+        let data: ExperimentData = serde_json::from_str(&text).unwrap();
+        let again = serde_json::to_string_pretty(&data).unwrap() + "\n";
+        assert!(
+            again == text,
+            "reports/data/{}.json changed on a round trip",
+            exp.id()
+        );
+    }
 }

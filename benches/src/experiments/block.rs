@@ -1,8 +1,8 @@
 //! `block`: Pekko HTTP's `ByteStringOutputStream`, the HPACK encoder's output buffer.
 
 use super::common::Rng;
+use crate::catalog::LoadError;
 use crate::catalog::{Ladder, Meta, Original, Role, Runner, Sink, Variant, Workload};
-use crate::data::LoadError;
 use bytes::{BufMut, Bytes, BytesMut};
 use std::rc::Rc;
 

@@ -1,8 +1,9 @@
 //! `crc`: Pekko HTTP's "coding stages" change, CRC-32 over a rope of input pieces.
 
 use super::common::{pieces, random};
+use crate::catalog::LoadError;
 use crate::catalog::{Ladder, Meta, Original, Role, Runner, Scaling, Variant, Workload};
-use crate::data::{self, LoadError};
+use crate::data;
 use bytes::Bytes;
 use std::rc::Rc;
 use wirelab::coding::crc;

@@ -2,8 +2,9 @@
 //! per-fragment input (and deliberately not changed).
 
 use super::common::{compressible, pieces};
+use crate::catalog::LoadError;
 use crate::catalog::{Ladder, Meta, Original, Role, Runner, Sink, Variant, Workload};
-use crate::data::{self, LoadError};
+use crate::data;
 use bytes::Bytes;
 use std::io::Read;
 use std::rc::Rc;

@@ -3,8 +3,9 @@
 
 use super::common::pieces;
 use super::common::pushed::{self, Pushed};
+use crate::catalog::LoadError;
 use crate::catalog::{Backend, Ladder, Meta, Role, Variant, Workload};
-use crate::data::{self, LoadError};
+use crate::data;
 use std::path::Path;
 use std::rc::Rc;
 use wirelab::coding::Format;

@@ -2,8 +2,8 @@
 
 use super::common::hpack::{BROWSER_REQUEST, MODES, emit_header};
 use super::common::stories;
+use crate::catalog::LoadError;
 use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload};
-use crate::data::LoadError;
 use std::rc::Rc;
 use wirelab::hpack::{Decoder, Encoder, EncoderConfig, Indexing};
 use wirelab_baselines::hpack::NaiveDecoder;

@@ -3,8 +3,8 @@
 
 use super::common::hpack::{BROWSER_REQUEST, MODES, decode_framed, emit_block, story_boundary};
 use super::common::stories;
+use crate::catalog::LoadError;
 use crate::catalog::{Ladder, Meta, Original, Role, Runner, Sink, Variant, Workload};
-use crate::data::LoadError;
 use std::rc::Rc;
 use wirelab::hpack::{Encoder, EncoderConfig, HuffmanMode, Indexing};
 use wirelab_baselines::block::LockingWriter;

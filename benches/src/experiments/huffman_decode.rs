@@ -2,8 +2,8 @@
 
 use super::common::hpack::huffman_inputs;
 use super::hpack_decode::LOONA_HUFFMAN_UNSEEDED;
+use crate::catalog::LoadError;
 use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload};
-use crate::data::LoadError;
 use std::hint::black_box;
 use std::rc::Rc;
 

@@ -1,8 +1,8 @@
 //! `huffman-encode`: the HPACK Huffman code alone, encoding one string.
 
 use super::common::hpack::huffman_inputs;
+use crate::catalog::LoadError;
 use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload};
-use crate::data::LoadError;
 use std::rc::Rc;
 use wirelab_baselines::block::LockingWriter;
 

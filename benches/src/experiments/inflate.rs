@@ -3,8 +3,9 @@
 
 use super::common::pushed::{self, Pushed};
 use super::common::{compressible, pieces, random};
+use crate::catalog::LoadError;
 use crate::catalog::{Backend, Ladder, Meta, Original, Role, Variant, Workload};
-use crate::data::{self, LoadError};
+use crate::data;
 use std::rc::Rc;
 use wirelab::coding::Format;
 

@@ -1,7 +1,7 @@
 //! `latin1`: Pekko HTTP's `EnhancedString.getAsciiBytes`, a header value to ISO-8859-1 octets.
 
+use crate::catalog::LoadError;
 use crate::catalog::{Ladder, Meta, Original, Role, Runner, Scaling, Variant, Workload};
-use crate::data::LoadError;
 use crate::records::AVX512_POINT;
 use std::hint::black_box;
 use std::rc::Rc;

@@ -1,8 +1,9 @@
-//! The experiments, one file each, and the registry [`ALL`]. Adding one: write its file (the
-//! ladder, each variant with its constructor, the workloads, the original's figures) and add
-//! one line to [`ALL`]; nothing else lists experiments.
+//! The registry: the experiments, one file each, listed in [`ALL`], and the catalog's pages
+//! ([`pages`]: each experiment once per flate2 backend it is measured with). Adding one: write
+//! its file (the ladder, each variant with its constructor, the workloads, the original's
+//! figures), declare its module here and add it to [`ALL`]; nothing else lists experiments.
 
-use crate::catalog::Definition;
+use crate::catalog::{Definition, Experiment};
 
 pub mod common;
 
@@ -35,3 +36,20 @@ pub static ALL: &[&dyn Definition] = &[
     &gzip::EXPERIMENT,
     &octet_push::EXPERIMENT,
 ];
+
+/// Every page of the catalog, in report order.
+pub fn pages() -> Vec<Experiment> {
+    ALL.iter()
+        .flat_map(|def| {
+            def.meta()
+                .backends
+                .iter()
+                .map(|&backend| Experiment { def: *def, backend })
+        })
+        .collect()
+}
+
+/// Looks a page up by id.
+pub fn page(id: &str) -> Option<Experiment> {
+    pages().into_iter().find(|e| e.id() == id)
+}

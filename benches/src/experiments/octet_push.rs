@@ -3,8 +3,9 @@
 use super::common::compressible;
 use super::common::pieces;
 use super::common::pushed::{self, Pushed};
+use crate::catalog::LoadError;
 use crate::catalog::{Ladder, Meta, Role, Scaling, Variant, Workload};
-use crate::data::{self, LoadError};
+use crate::data;
 use std::rc::Rc;
 use wirelab::coding::Format;
 

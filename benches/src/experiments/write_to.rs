@@ -1,8 +1,8 @@
 //! `write-to`: Jetty's `BufferUtil.writeTo`, a buffer written out to a stream.
 
 use super::common::Rng;
+use crate::catalog::LoadError;
 use crate::catalog::{Ladder, Meta, Original, Role, Runner, Variant, Workload};
-use crate::data::LoadError;
 use crate::rope::Chunks;
 use bytes::{Buf, Bytes};
 use std::io::{self, Write};

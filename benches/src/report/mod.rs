@@ -15,7 +15,8 @@ pub use index::{
     cost_line, experiments_table, headline, render_index, splice,
 };
 
-use crate::catalog::{self, Experiment, UNSEEDED_TOLERANCE};
+use crate::catalog::{Experiment, UNSEEDED_TOLERANCE};
+use crate::experiments;
 use crate::records::{ExperimentData, Receipt};
 use std::fmt::Write as _;
 
@@ -65,7 +66,7 @@ pub fn render_readme(
         &text,
         EXPERIMENTS_BEGIN,
         EXPERIMENTS_END,
-        &experiments_table(&catalog::experiments()),
+        &experiments_table(&experiments::pages()),
     )
 }
 
@@ -212,8 +213,7 @@ fn other_paths(data: &ExperimentData) -> String {
     let mut lines = std::collections::BTreeMap::new();
     for (id, r) in &data.cases {
         if let Some(p) = &r.paths {
-            let variant = id.rsplit('/').next().unwrap_or("");
-            lines.insert(variant.to_owned(), p.clone());
+            lines.insert(id.variant.clone(), p.clone());
         }
     }
     if lines.is_empty() {

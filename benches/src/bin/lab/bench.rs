@@ -92,7 +92,11 @@ pub fn run(args: &Args) -> Result<()> {
                 "{}: no report from incomplete results (a metric is missing for {}); \
                  run `cargo lab bench {}` without --reuse-wall after a run that measured wall time",
                 data.experiment,
-                missing.join(", "),
+                missing
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 data.experiment
             );
         }

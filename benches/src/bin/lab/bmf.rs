@@ -17,7 +17,7 @@ pub fn write(pages: &[ExperimentData], receipt: &Receipt) -> Result<PathBuf> {
         for (id, record) in &page.cases {
             let metrics = metrics(record);
             if !metrics.is_empty() {
-                out.insert(id.clone(), Value::Object(metrics));
+                out.insert(id.to_string(), Value::Object(metrics));
             }
         }
     }

@@ -5,7 +5,7 @@ use crate::{harness, tools::output_of, verify};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::time::Instant;
-use wirelab_bench::catalog::{Experiment, UNSEEDED_TOLERANCE};
+use wirelab_bench::catalog::{CaseId, Experiment, UNSEEDED_TOLERANCE};
 use wirelab_bench::paths::data_file;
 use wirelab_bench::records::{Alloc, ExperimentData, Metric, Record, Verification, read_json};
 use wirelab_bench::selection::Selection;
@@ -52,9 +52,9 @@ fn check_page(exp: &Experiment, rustc: &str, problems: &mut Vec<String>) -> Resu
     };
     let exact = committed.receipt.rustc == rustc;
     let outputs: Verification = read_json(&Metric::Verify.file(&id)).map_err(anyhow::Error::msg)?;
-    let icounts: BTreeMap<String, u64> =
+    let icounts: BTreeMap<CaseId, u64> =
         read_json(&Metric::Instructions.file(&id)).map_err(anyhow::Error::msg)?;
-    let allocs: BTreeMap<String, Alloc> =
+    let allocs: BTreeMap<CaseId, Alloc> =
         read_json(&Metric::Alloc.file(&id)).map_err(anyhow::Error::msg)?;
     let mut compared = 0;
     for (case, output) in &outputs.outputs {
@@ -68,8 +68,7 @@ fn check_page(exp: &Experiment, rustc: &str, problems: &mut Vec<String>) -> Resu
                 "{case}: its output changed (digest differs from the recorded one)"
             ));
         }
-        let variant = case.rsplit('/').next().unwrap_or("");
-        let unseeded = exp.meta().unseeded.iter().any(|(v, _)| *v == variant);
+        let unseeded = exp.meta().unseeded.iter().any(|(v, _)| *v == case.variant);
         check_icount(
             case,
             old,
@@ -83,7 +82,7 @@ fn check_page(exp: &Experiment, rustc: &str, problems: &mut Vec<String>) -> Resu
 }
 
 fn check_icount(
-    case: &str,
+    case: &CaseId,
     old: &Record,
     new: Option<u64>,
     exact: bool,
@@ -107,7 +106,7 @@ fn check_icount(
     }
 }
 
-fn check_alloc(case: &str, old: &Record, new: Option<&Alloc>, problems: &mut Vec<String>) {
+fn check_alloc(case: &CaseId, old: &Record, new: Option<&Alloc>, problems: &mut Vec<String>) {
     let (Some(old), Some(new)) = (old.alloc, new) else {
         problems.push(format!("{case}: allocations not recorded or not measured"));
         return;

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use wirelab_bench::callgrind;
+use wirelab_bench::catalog::CaseId;
 use wirelab_bench::compare::{self, Comparison, Gate, PairedWall, Side};
 use wirelab_bench::paths::{lab_dir, workspace_root};
 use wirelab_bench::records::{Metric, Samples, Wall, read_json, write_json};
@@ -233,7 +234,7 @@ impl Revision {
     }
 
     /// One short criterion run of the selection; returns the samples per case.
-    fn wall_round(&self, sel: &Selection) -> Result<BTreeMap<String, Samples>> {
+    fn wall_round(&self, sel: &Selection) -> Result<BTreeMap<CaseId, Samples>> {
         let mut out = BTreeMap::new();
         for (backend, part) in by_backend(sel) {
             let mut cmd = self.command("cargo");
@@ -251,7 +252,7 @@ impl Revision {
             }
             for exp in part.experiments() {
                 let file = self.records().join(Metric::Wall.file_name(&exp.id()));
-                let walls: BTreeMap<String, Wall> = read_json(&file).map_err(anyhow::Error::msg)?;
+                let walls: BTreeMap<CaseId, Wall> = read_json(&file).map_err(anyhow::Error::msg)?;
                 out.extend(walls.into_iter().map(|(k, w)| (k, w.samples)));
             }
         }
@@ -259,11 +260,11 @@ impl Revision {
     }
 
     /// The saved run's wall samples (a saved side is not re-timed).
-    fn saved_wall(&self, sel: &Selection) -> BTreeMap<String, Samples> {
+    fn saved_wall(&self, sel: &Selection) -> BTreeMap<CaseId, Samples> {
         let mut out = BTreeMap::new();
         for exp in sel.experiments() {
             let file = self.records().join(Metric::Wall.file_name(&exp.id()));
-            if let Ok(walls) = read_json::<BTreeMap<String, Wall>>(&file) {
+            if let Ok(walls) = read_json::<BTreeMap<CaseId, Wall>>(&file) {
                 out.extend(walls.into_iter().map(|(k, w)| (k, w.samples)));
             }
         }
@@ -381,6 +382,7 @@ fn paired_wall(
         cases: BTreeMap::new(),
     };
     for (id, per_layout) in runs {
+        let id: CaseId = id.parse().map_err(anyhow::Error::msg)?;
         for case in &per_layout {
             for (side, digest, label) in [
                 (b, &case.base_digest, &base.label),

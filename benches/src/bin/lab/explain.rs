@@ -8,6 +8,7 @@ use crate::{harness, verify};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use wirelab_bench::callgrind::{self, Profile};
+use wirelab_bench::catalog::CaseId;
 use wirelab_bench::paths::{lab_dir, workspace_root};
 use wirelab_bench::records::{Metric, Verification, read_json, write_atomically};
 use wirelab_bench::report::fmt_count;
@@ -29,8 +30,9 @@ pub fn run(sel: &Selection) -> Result<()> {
             let profile = read_profile(case)?;
             out.push_str(&table(case, &profile));
             let svg = lab_dir().join("explain").join(format!("{case}.svg"));
-            let drawn = callgrind::flamegraph(case, &profile.folded(callgrind::MEASURED))
-                .map_err(anyhow::Error::msg)?;
+            let drawn =
+                callgrind::flamegraph(&case.to_string(), &profile.folded(callgrind::MEASURED))
+                    .map_err(anyhow::Error::msg)?;
             write_atomically(&svg, drawn.as_bytes()).map_err(anyhow::Error::msg)?;
             svgs.push(svg);
         }
@@ -49,7 +51,7 @@ pub fn run(sel: &Selection) -> Result<()> {
 }
 
 /// The case's callgrind profile, as the instruction-count harness kept it.
-fn read_profile(case: &str) -> Result<Profile> {
+fn read_profile(case: &CaseId) -> Result<Profile> {
     let path = harness::profile_file(&lab_dir(), case);
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("{case}: no callgrind profile at {}", path.display()))?;
@@ -57,7 +59,7 @@ fn read_profile(case: &str) -> Result<Profile> {
 }
 
 /// The case's top functions by self instructions, as Markdown.
-fn table(case: &str, profile: &Profile) -> String {
+fn table(case: &CaseId, profile: &Profile) -> String {
     let total = profile.total().max(1);
     let mut out = format!(
         "## {case}\n\n{} instructions in one run. The functions with the most instructions of their own:\n\n| function | self | % | inclusive | % |\n| --- | ---: | ---: | ---: | ---: |\n",

@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use wirelab_bench::catalog::CaseId;
 use wirelab_bench::data::ENV_INPUTS;
 use wirelab_bench::paths::{icount_target_dir, inputs_dir, lab_dir, target_dir};
 use wirelab_bench::progress::Progress;
@@ -93,7 +94,7 @@ pub fn alloc(sel: &Selection, quick: bool) -> Result<f64> {
             continue;
         }
         run(
-            cargo_run("alloc", exp.backend).args(cases),
+            cargo_run("alloc", exp.backend).args(cases.iter().map(ToString::to_string)),
             "allocation harness (dhat)",
         )?;
     }
@@ -103,7 +104,7 @@ pub fn alloc(sel: &Selection, quick: bool) -> Result<f64> {
 /// The case ids of page `exp` whose instructions and allocations a run counts (run verify
 /// first): every verified case, or with `quick` the cheap ones (see
 /// [`Verification::counted`]); says how many `quick` leaves out.
-fn counted(exp: &str, quick: bool) -> Result<Vec<String>> {
+fn counted(exp: &str, quick: bool) -> Result<Vec<CaseId>> {
     let v: Verification = read_json(&Metric::Verify.file(exp)).map_err(anyhow::Error::msg)?;
     let cases = v.counted(quick);
     let left_out = v.outputs.len() - cases.len();
@@ -130,7 +131,7 @@ fn steps(sel: &Selection, quick: bool) -> Result<Vec<(String, usize)>> {
 /// One case of a gungraun run: its id and the output digest its verification recorded.
 #[derive(serde::Serialize)]
 struct ManifestEntry {
-    case: String,
+    case: CaseId,
     digest: String,
 }
 
@@ -142,7 +143,7 @@ fn manifest_dir() -> PathBuf {
 
 /// Writes the manifest of a run over `cases`: each measured process reads its own case's file
 /// and nothing else (see benches/icount.rs), so that its count does not depend on the others.
-fn write_manifest(cases: &[String], verified: &Verification) -> Result<()> {
+fn write_manifest(cases: &[CaseId], verified: &Verification) -> Result<()> {
     remove(&manifest_dir())?;
     for (n, case) in cases.iter().enumerate() {
         let entry = ManifestEntry {
@@ -357,7 +358,7 @@ fn bench_dir(n: usize) -> PathBuf {
 /// writes the page's instruction counts (and cache simulations, when they ran), and keeps each
 /// case's callgrind profile as `target/wirelab/callgrind/<case id>.out` (what `compare` and
 /// `explain` read per function).
-fn record_counts(exp: &str, cases: &[String]) -> Result<()> {
+fn record_counts(exp: &str, cases: &[CaseId]) -> Result<()> {
     let (mut counts, mut cycles) = (BTreeMap::new(), BTreeMap::new());
     for (n, id) in cases.iter().enumerate() {
         let counted = read_summary(&bench_dir(n).join("summary.json"))
@@ -376,7 +377,7 @@ fn record_counts(exp: &str, cases: &[String]) -> Result<()> {
 }
 
 /// Copies benchmark `n`'s callgrind profile to [`profile_file`] of its case.
-fn keep_profile(n: usize, id: &str) -> Result<()> {
+fn keep_profile(n: usize, id: &CaseId) -> Result<()> {
     let from = bench_dir(n).join(format!("callgrind.case.catalog_{n}.out"));
     let to = profile_file(&lab_dir(), id);
     if let Some(dir) = to.parent() {
@@ -389,6 +390,6 @@ fn keep_profile(n: usize, id: &str) -> Result<()> {
 
 /// Where a case's callgrind profile is kept under a records folder (`target/wirelab`, or a
 /// revision's or a saved run's): `callgrind/<exp>/<workload>/<variant>.out`.
-pub fn profile_file(records: &Path, case: &str) -> PathBuf {
+pub fn profile_file(records: &Path, case: &CaseId) -> PathBuf {
     records.join("callgrind").join(format!("{case}.out"))
 }

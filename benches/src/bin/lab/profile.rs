@@ -4,7 +4,6 @@
 use crate::tools::{cargo_run, run as run_cmd};
 use crate::verify;
 use anyhow::Result;
-use wirelab_bench::catalog::CaseId;
 use wirelab_bench::paths::{lab_dir, workspace_root};
 use wirelab_bench::records::{Metric, Verification, read_json};
 use wirelab_bench::selection::Selection;
@@ -16,17 +15,20 @@ pub fn run(sel: &Selection) -> Result<()> {
     for exp in sel.experiments() {
         let verified: Verification =
             read_json(&Metric::Verify.file(&exp.id())).map_err(anyhow::Error::msg)?;
-        for case in verified.outputs.keys() {
-            let id: CaseId = case.parse().map_err(anyhow::Error::msg)?;
+        for id in verified.outputs.keys() {
             let dir = lab_dir()
                 .join("profile")
                 .join(&id.exp)
                 .join(&id.workload)
                 .join(&id.variant);
             std::fs::create_dir_all(&dir)?;
-            eprintln!("lab: profiling {case}");
+            eprintln!("lab: profiling {id}");
             run_cmd(
-                cargo_run("alloc", exp.backend).args(["--profile", &dir.to_string_lossy(), case]),
+                cargo_run("alloc", exp.backend).args([
+                    "--profile",
+                    &dir.to_string_lossy(),
+                    &id.to_string(),
+                ]),
                 "allocation profile (dhat)",
             )?;
             written.push(dir.join("dhat-heap.json"));

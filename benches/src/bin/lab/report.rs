@@ -1,11 +1,13 @@
 //! `cargo lab report`: renders reports/ and the README's generated tables from
-//! reports/data/*.json alone (no build of the harnesses, no shared data, no codec run).
+//! reports/data/*.json alone (no build of the harnesses, no shared data, no codec run), and
+//! writes the JSON Schemas of the published files (reports/schema/).
 
 use anyhow::{Context, Result};
-use wirelab_bench::catalog::{self, Experiment};
+use wirelab_bench::catalog::Experiment;
+use wirelab_bench::experiments;
 use wirelab_bench::paths::{data_file, reports_dir, workspace_root};
 use wirelab_bench::records::{ExperimentData, read_json, write_atomically};
-use wirelab_bench::report;
+use wirelab_bench::{report, schema};
 
 /// Re-renders every page from the committed data.
 pub fn run() -> Result<()> {
@@ -18,7 +20,7 @@ pub fn run() -> Result<()> {
 pub fn publish(fresh: Vec<ExperimentData>) -> Result<()> {
     let mut files: Vec<(std::path::PathBuf, String)> = Vec::new();
     let mut pages: Vec<(Experiment, ExperimentData)> = Vec::new();
-    for exp in catalog::experiments() {
+    for exp in experiments::pages() {
         let id = exp.id();
         let data = match fresh.iter().find(|d| d.experiment == id) {
             Some(d) => {
@@ -46,6 +48,9 @@ pub fn publish(fresh: Vec<ExperimentData>) -> Result<()> {
         report::render_index(&entries),
     ));
     files.push((workspace_root().join("README.md"), readme(&entries)?));
+    for schema in schema::published() {
+        files.push((reports_dir().join("schema").join(schema.name), schema.text));
+    }
     for (path, text) in &files {
         write_atomically(path, text.as_bytes()).map_err(anyhow::Error::msg)?;
     }

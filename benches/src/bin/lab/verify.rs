@@ -64,12 +64,12 @@ fn verify_group(group: Group) -> Result<(usize, usize)> {
         let started = std::time::Instant::now();
         let v = case.verify();
         let ms = started.elapsed().as_secs_f64() * 1e3;
-        record.run_ms.insert(case.id.to_string(), ms);
+        record.run_ms.insert(case.id.clone(), ms);
         if !matches!(v.check, Check::Pass | Check::Equivalent) {
             details.push(format!("{}: {}", case.id, v.check));
         }
         let output = Output::of(&v.output, v.result, v.copied);
-        record.outputs.insert(case.id.to_string(), output);
+        record.outputs.insert(case.id.clone(), output);
         cells.insert((case.id.workload, case.id.variant), v.check);
     }
     print_table(&exp, &variants, &workloads, &cells);

@@ -1,7 +1,8 @@
 //! The one hpack-test-case loader of the lab: every story of a folder, parsed into header lists
 //! and wire blocks. A missing or malformed file is a [`LoadError`] naming it.
 
-use crate::data::{self, LoadError};
+use crate::catalog::LoadError;
+use crate::data;
 use serde::Deserialize;
 use std::path::Path;
 

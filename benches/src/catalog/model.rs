@@ -1,5 +1,7 @@
-//! The typed experiment catalog: one definition of every workload and variant, and the one walk
-//! ([`walk`]) that every harness, `cargo lab verify`, `list`, `check` and `profile` iterate.
+//! The catalog's model: what an experiment is (a [`Ladder`] of variants over workloads, its
+//! [`Meta`], the [`Backend`] of each page) and what is recorded of it. Types only: this module
+//! imports nothing from the lab but the [`Sink`] a runner writes into, so a test can define a
+//! made-up experiment with it and hand it to the walk.
 //!
 //! An experiment is a [`Ladder`] over an input type `I`: variants (baseline, steps, optimized,
 //! peers, limit), each with its own constructor `fn(&I) -> Option<Runner>`, and a loader that
@@ -12,17 +14,15 @@
 //! backends ([`Backend`]); each backend is a page of its own (`gzip`, `gzip-zlib-rs`), measured
 //! in a build with that backend.
 
-use crate::data::LoadError;
-use crate::records::Output;
-use crate::selection::Selection;
-use std::collections::BTreeMap;
+use crate::sink::Sink;
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-pub use crate::sink::{Check, Sink, compare};
-
 /// The rung of the ladder a variant stands on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// The deliberately naive twin; ratios are relative to the first baseline of the ladder.
@@ -83,7 +83,9 @@ impl<I> Variant<I> {
 }
 
 /// What is recorded of a variant.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct VariantInfo {
     /// Name.
     pub name: String,
@@ -123,7 +125,9 @@ impl<I> Workload<I> {
 }
 
 /// What is recorded of a workload.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct WorkloadInfo {
     /// Short name, `[a-z0-9-]`.
     pub name: String,
@@ -430,26 +434,9 @@ impl Experiment {
     }
 }
 
-/// Every page of the catalog, in report order.
-pub fn experiments() -> Vec<Experiment> {
-    crate::experiments::ALL
-        .iter()
-        .flat_map(|def| {
-            def.meta()
-                .backends
-                .iter()
-                .map(|&backend| Experiment { def: *def, backend })
-        })
-        .collect()
-}
-
-/// Looks a page up by id.
-pub fn experiment(id: &str) -> Option<Experiment> {
-    experiments().into_iter().find(|e| e.id() == id)
-}
-
-/// One measurable cell of the catalog.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// One measurable cell of the catalog. It reads and writes (and sorts) as its text,
+/// `exp/workload/variant`, so maps keyed by it keep the order of the files they come from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct CaseId {
     /// Experiment (page) id.
     pub exp: String,
@@ -485,209 +472,90 @@ impl std::str::FromStr for CaseId {
     }
 }
 
-/// A case ready to verify and measure: its id, its runner and the output it must produce.
-pub struct Case {
-    /// Its id.
-    pub id: CaseId,
-    /// The variant's rung.
-    pub role: Role,
-    /// Its workload.
-    pub workload: Rc<WorkloadInfo>,
-    /// Its runner.
-    pub runner: Runner,
-    /// The output it must produce.
-    pub expected: Expected,
-    equivalence: Option<Canonicalize>,
-}
-
-/// What a case's output is checked against.
-#[derive(Clone, Debug)]
-pub enum Expected {
-    /// The baseline's output on the workload (byte for byte, or in canonical form for a peer).
-    Baseline(Rc<[u8]>),
-    /// The SHA-256 digest of this case's own output when it was verified against the baseline
-    /// earlier in the run: the measuring process then need not run the baseline again.
-    Digest(String),
-}
-
-/// What one verifying run of a case gave.
-#[derive(Clone, Debug)]
-pub struct Verified {
-    /// Its output against the baseline's.
-    pub check: Check,
-    /// The output it produced.
-    pub output: Vec<u8>,
-    /// The runner's return value.
-    pub result: u64,
-    /// The bytes it copied between buffers, where it counts them.
-    pub copied: Option<u64>,
-}
-
-impl Case {
-    /// Runs the case once with a collecting sink and checks its output against the baseline's:
-    /// byte for byte, or, for a peer of an experiment with an equivalence, in canonical form.
-    /// The run is also the warm-up: a measured run is never the first.
-    pub fn verify(&mut self) -> Verified {
-        let mut sink = Sink::collect();
-        let result = (self.runner)(&mut sink);
-        let copied = sink.copied();
-        let output = sink.into_bytes();
-        let check = match &self.expected {
-            Expected::Baseline(expected) => self.against(&output, expected),
-            Expected::Digest(digest) => {
-                if Output::of(&output, result, copied).digest == *digest {
-                    Check::Pass
-                } else {
-                    Check::Changed
-                }
-            }
-        };
-        Verified {
-            check,
-            output,
-            result,
-            copied,
+impl CaseId {
+    /// The id of `variant` on `workload` of page `exp`.
+    pub fn new(exp: &str, workload: &str, variant: &str) -> Self {
+        Self {
+            exp: exp.to_owned(),
+            workload: workload.to_owned(),
+            variant: variant.to_owned(),
         }
     }
 
-    /// Checks `output` against the baseline's `expected`: byte for byte, or, for a peer of an
-    /// experiment with an equivalence, in canonical form.
-    fn against(&self, output: &[u8], expected: &[u8]) -> Check {
-        match (compare(output, expected), self.equivalence) {
-            (Check::Mismatch { .. }, Some(canon)) if self.role == Role::Peer => {
-                match compare(&canon(output), &canon(expected)) {
-                    Check::Pass => Check::Equivalent,
-                    other => other,
-                }
-            }
-            (other, _) => other,
-        }
+    /// The octets of its text, without building it.
+    fn text(&self) -> impl Iterator<Item = u8> + '_ {
+        let slash = std::iter::once(b'/');
+        self.exp
+            .bytes()
+            .chain(slash.clone())
+            .chain(self.workload.bytes())
+            .chain(slash)
+            .chain(self.variant.bytes())
+    }
+}
+
+impl Ord for CaseId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.text().cmp(other.text())
+    }
+}
+
+impl PartialOrd for CaseId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl serde::Serialize for CaseId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for CaseId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl schemars::JsonSchema for CaseId {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CaseId".into()
     }
 
-    /// Verifies the case and fails unless its output is right: harnesses measure only what
-    /// this returns `Ok` for.
-    ///
-    /// # Errors
-    ///
-    /// Names the case and the mismatch.
-    pub fn verified(&mut self) -> Result<Verified, String> {
-        let v = self.verify();
-        match v.check {
-            Check::Pass | Check::Equivalent => Ok(v),
-            ref other => Err(format!(
-                "{}: {other}; refusing to measure a variant whose output differs",
-                self.id
-            )),
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A case id: `experiment/workload/variant`.",
+            "type": "string",
+            "pattern": "^[^/]+/[^/]+/[^/]+$"
+        })
+    }
+}
+
+/// A data file (or folder) that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file or folder.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub what: String,
+}
+
+impl LoadError {
+    /// An error about `path`.
+    pub fn new(path: &Path, what: impl fmt::Display) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            what: what.to_string(),
         }
     }
 }
 
-/// The cases of one experiment page, as [`walk`] yields them.
-pub struct Group {
-    /// The page.
-    pub exp: Experiment,
-    /// Its variants, baseline first.
-    pub variants: Vec<VariantInfo>,
-    /// Every workload of the page (selected or not).
-    pub workloads: Vec<WorkloadInfo>,
-    /// The selected applicable cases, in catalog order.
-    pub cases: Vec<Case>,
-}
-
-/// Why a walk stopped.
-#[derive(Debug)]
-pub enum WalkError {
-    /// A data file is missing or malformed.
-    Load(LoadError),
-    /// The selection names something the catalog does not have, or a page another build
-    /// measures.
-    Selection(String),
-}
-
-impl fmt::Display for WalkError {
+impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WalkError::Load(e) => e.fmt(f),
-            WalkError::Selection(e) => f.write_str(e),
-        }
+        write!(f, "{}: {}", self.path.display(), self.what)
     }
 }
 
-impl std::error::Error for WalkError {}
-
-/// The one walk over the catalog: for every experiment page of `sel`, in catalog order, its
-/// selected cases (case id, runner, expected output: the baseline's). Pages are loaded one at a
-/// time, as the iterator is advanced, so only one page's inputs are in memory at once.
-///
-/// Every page must be measured by this build (its backend is the one built in); a selection
-/// that names a workload the page does not have is an error that lists the ones it has.
-pub fn walk(sel: &Selection) -> impl Iterator<Item = Result<Group, WalkError>> + '_ {
-    sel.experiments()
-        .into_iter()
-        .map(move |exp| load_group(sel, exp, None))
-}
-
-/// The same walk, with each case expected to reproduce the output digest `digests` holds for
-/// its id (recorded when the case was verified against the baseline earlier in the run), so
-/// that the baseline is not run again: the instruction-count harness uses it, where every
-/// setup instruction is emulated.
-pub fn walk_verified<'a>(
-    sel: &'a Selection,
-    digests: &'a BTreeMap<String, String>,
-) -> impl Iterator<Item = Result<Group, WalkError>> + 'a {
-    sel.experiments()
-        .into_iter()
-        .map(move |exp| load_group(sel, exp, Some(digests)))
-}
-
-fn load_group(
-    sel: &Selection,
-    exp: Experiment,
-    digests: Option<&BTreeMap<String, String>>,
-) -> Result<Group, WalkError> {
-    let id = exp.id();
-    if !exp.built_here() {
-        return Err(WalkError::Selection(format!(
-            "{id} is measured by a build with `{}` (this build: {:?}); `cargo lab` builds it so",
-            exp.backend.cargo_args().join(" "),
-            Backend::BUILT
-        )));
-    }
-    let loaded = exp
-        .def
-        .load(&|w, v| sel.wants(&id, w, v), digests.is_none())
-        .map_err(WalkError::Load)?;
-    let names: Vec<&str> = loaded.workloads.iter().map(|w| w.name.as_str()).collect();
-    sel.check_workloads(&id, &names)
-        .map_err(WalkError::Selection)?;
-    let variants = exp.def.variants();
-    let equivalence = exp.meta().equivalence;
-    let mut cases = Vec::new();
-    for c in loaded.cases {
-        let case_id = CaseId {
-            exp: id.clone(),
-            workload: c.workload.name.clone(),
-            variant: c.variant.name.clone(),
-        };
-        let expected = match digests {
-            None => Expected::Baseline(c.expected),
-            Some(d) => Expected::Digest(d.get(&case_id.to_string()).cloned().ok_or_else(|| {
-                WalkError::Selection(format!("{case_id}: no verified output digest"))
-            })?),
-        };
-        cases.push(Case {
-            id: case_id,
-            role: c.variant.role,
-            workload: c.workload,
-            runner: c.runner,
-            expected,
-            equivalence,
-        });
-    }
-    Ok(Group {
-        exp,
-        variants,
-        workloads: loaded.workloads,
-        cases,
-    })
-}
+impl std::error::Error for LoadError {}
