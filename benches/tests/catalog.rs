@@ -116,6 +116,16 @@ fn every_variant_applies_to_some_workload_and_the_headline_exists() {
                     o.workload
                 );
             }
+            // A typo in a scaling axis would silently drop a point from its chart.
+            for s in exp.meta().scaling {
+                for (w, size) in s.sizes {
+                    assert!(
+                        names.contains(w) && *size > 0.0,
+                        "{id}: scaling `{}` names unknown workload {w}",
+                        s.name
+                    );
+                }
+            }
         } else {
             eprintln!(
                 "skipped: {id}'s headline and originals (some workloads need the shared data)"
@@ -151,6 +161,22 @@ fn case_ids_are_unique() {
         }
     }
     assert!(!seen.is_empty());
+}
+
+/// Every `unseeded` cell names a variant of its ladder: a typo would silently hold that
+/// variant's counts to the exact check (and drop the report's note).
+#[test]
+fn unseeded_cells_name_real_variants() {
+    for exp in experiments::pages() {
+        let variants = exp.def.variants();
+        for (variant, why) in exp.meta().unseeded {
+            assert!(
+                variants.iter().any(|v| v.name == *variant) && !why.is_empty(),
+                "{}: unseeded names unknown variant {variant}",
+                exp.id()
+            );
+        }
+    }
 }
 
 /// Every dispatch point a ladder names is one the lab records (the wirelab crate's kernels and

@@ -142,7 +142,7 @@ fn intro(exp: &Experiment, data: &ExperimentData) -> String {
 
 fn wall_section(exp: &Experiment, data: &ExperimentData) -> String {
     let mut out = String::from(
-        "\n## Wall time (criterion)\n\nMedian time per run and its 95 % confidence interval (criterion), and the ratio baseline / variant (higher is faster) with its 95 % interval. The last column is the original change's published figures and the ratio they imply.\n\n",
+        "\n## Wall time (criterion)\n\nEach cell: the median time per run (criterion) · the speed-up baseline / variant (higher is faster) with its 95 % interval. The last column is the original change's published figures and the ratio they imply. The medians' own intervals and the throughput are in the detail table below.\n\n",
     );
     out.push_str(&ladder_note(data));
     out.push_str(&tables::table(
@@ -150,6 +150,9 @@ fn wall_section(exp: &Experiment, data: &ExperimentData) -> String {
         Some(exp.meta().originals),
         tables::wall_cell,
     ));
+    out.push_str("\n<details><summary>Medians with their 95 % confidence intervals, and throughput</summary>\n\n");
+    out.push_str(&tables::table(data, None, tables::wall_detail_cell));
+    out.push_str("\n</details>\n");
     out
 }
 

@@ -56,24 +56,31 @@ fn original(originals: &[Original], workload: &str) -> String {
         .unwrap_or_else(|| "—".to_owned())
 }
 
-/// A wall-time cell: median, interval, throughput, speed-up over the baseline with its
-/// bootstrap interval (the baseline's own cell says 1.00x).
-pub fn wall_cell(r: &Record, base: Option<&Record>, w: &WorkloadInfo) -> Option<String> {
+/// A wall-time cell as the page's main table shows it: the median and the speed-up over the
+/// baseline with its interval (the baseline's own cell says 1.00x).
+pub fn wall_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Option<String> {
     let wall = r.wall.as_ref()?;
     let speedup = match base.and_then(|b| Some((b, b.wall.as_ref()?))) {
         Some((_, bw)) if std::ptr::eq(bw, wall) => "1.00x".to_owned(),
         Some((b, bw)) => {
             bootstrap::fmt_speedup(b, r).unwrap_or_else(|| fmt_ratio(bw.median_ns, wall.median_ns))
         }
-        None => String::new(),
+        None => return Some(fmt_ns(wall.median_ns)),
     };
+    Some(format!("{} · {speedup}", fmt_ns(wall.median_ns)))
+}
+
+/// A wall-time cell of the detail table: the median with its 95 % interval, and the
+/// throughput.
+pub fn wall_detail_cell(r: &Record, _: Option<&Record>, w: &WorkloadInfo) -> Option<String> {
+    let wall = r.wall.as_ref()?;
     let throughput = if w.bytes > 0 {
         format!(", {}", fmt_throughput(w.bytes, wall.median_ns))
     } else {
         String::new()
     };
     Some(format!(
-        "{} [{}, {}]{throughput} ({speedup})",
+        "{} [{}, {}]{throughput}",
         fmt_ns(wall.median_ns),
         fmt_ns(wall.lower_ns),
         fmt_ns(wall.upper_ns)
