@@ -1,5 +1,5 @@
-//! The wirelab lab: the typed experiment [`catalog`] and its one [`catalog::walk`], the
-//! [`selection`] syntax, the per-case [`records`] the harnesses write, and the [`report`]
+//! The wirelab lab: the typed experiment [`catalog`] and its one [`catalog::walk()`], the
+//! registry of [`experiments`], the [`selection`] syntax, the per-case [`records`] the harnesses write, and the [`report`]
 //! renderer. The CLI is `src/bin/lab.rs` (`cargo lab …`); the harnesses are `benches/wall.rs`
 //! (criterion), `benches/icount.rs` (gungraun) and `src/bin/alloc.rs` (dhat).
 //!

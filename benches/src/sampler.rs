@@ -320,7 +320,7 @@ fn finish(run: &LayoutRun, out: &str, tty: bool) {
 }
 
 /// The dual harness's `main`: `HARNESS OUT SETTINGS_JSON [SELECTION...]`. Loads each side's
-/// cases (see [`load`]), times them and writes the [`LayoutRun`] to OUT as JSON.
+/// cases, times them and writes the [`LayoutRun`] to OUT as JSON.
 pub fn main(
     base: fn(&[String]) -> Result<Vec<Timed>, String>,
     new: fn(&[String]) -> Result<Vec<Timed>, String>,

@@ -269,9 +269,16 @@ fn the_ladder_times_each_variant_against_its_baseline_and_not_the_baseline_itsel
 
 #[test]
 fn a_speed_up_the_layouts_alone_move_more_than_its_effect_is_not_ranked() {
-    use wirelab_bench::records::{LayoutSpeedup, Record};
-    use wirelab_bench::report::bootstrap::fmt_speedup;
+    use wirelab_bench::records::{LayoutSpeedup, Record, Samples, Wall};
+    use wirelab_bench::report::view::Speedup;
+    let timed = || Wall {
+        median_ns: 10.0,
+        lower_ns: 9.0,
+        upper_ns: 11.0,
+        samples: Samples::default(),
+    };
     let with = |value: f64, layouts: Vec<f64>| Record {
+        wall: Some(timed()),
         ladder: Some(LayoutSpeedup {
             value,
             lower: value * 0.97,
@@ -280,7 +287,11 @@ fn a_speed_up_the_layouts_alone_move_more_than_its_effect_is_not_ranked() {
         }),
         ..Record::default()
     };
-    let base = Record::default();
+    let base = Record {
+        wall: Some(timed()),
+        ..Record::default()
+    };
+    let fmt_speedup = |base: &Record, r: &Record| Speedup::of(base, r).map(|s| s.text());
     // 1.04 with layouts from 0.95 to 1.12: the layouts move it by 0.17, the effect is 0.04.
     let noisy = with(1.04, vec![0.95, 1.12, 1.05]);
     assert!(noisy.ladder.as_ref().unwrap().within_layout_spread());

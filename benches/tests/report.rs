@@ -8,6 +8,7 @@ use wirelab_bench::paths::{data_file, reports_dir, workspace_root};
 use wirelab_bench::records::{
     Alloc, ExperimentData, Output, Receipt, Record, Samples, Wall, read_json,
 };
+use wirelab_bench::report::view::Page;
 use wirelab_bench::report::{self, bootstrap};
 
 #[test]
@@ -98,7 +99,7 @@ fn renders_tables_with_ratios_and_originals() {
             ("ascii-1024", "bulk-into", record(40.0, 1_000, 0, 0, None)),
         ],
     );
-    let md = report::render_experiment(&exp("latin1"), &d);
+    let md = report::render_experiment(&Page::new(exp("latin1"), &d));
     // The main wall table: median · speed-up; without raw samples there is no interval, the
     // bare ratio of the medians.
     assert!(
@@ -121,7 +122,7 @@ fn renders_tables_with_ratios_and_originals() {
     );
     assert!(md.contains("| n/a |"), "variants without a record say n/a");
     assert!(md.contains("The peak is not checked"), "{md}");
-    let head = report::headline(&[(exp("latin1"), &d)]);
+    let head = report::headline(&[Page::new(exp("latin1"), &d)]);
     assert!(
         head.contains("naive → bulk-into") && head.contains("10.00x"),
         "{head}"
@@ -148,7 +149,7 @@ fn sweep_experiments_get_a_growth_table_and_outputs() {
             ),
         ],
     );
-    let md = report::render_experiment(&exp("octet-push"), &d);
+    let md = report::render_experiment(&Page::new(exp("octet-push"), &d));
     assert!(md.contains("## Growth (instructions)"), "{md}");
     assert!(
         md.contains("| fname-2k | 1,000 | 10.0 | 5.0 | not measured |"),
@@ -172,19 +173,20 @@ fn sweep_experiments_get_a_growth_table_and_outputs() {
 /// the committed reports, byte for byte (no build, no shared data, no codec run needed).
 #[test]
 fn committed_data_renders_to_the_committed_reports() {
-    let mut pages = Vec::new();
-    for exp in experiments::pages() {
-        let id = exp.id();
-        let d: ExperimentData = read_json(&data_file(&id)).unwrap();
+    let data: Vec<(Experiment, ExperimentData)> = experiments::pages()
+        .into_iter()
+        .map(|exp| (exp, read_json(&data_file(&exp.id())).unwrap()))
+        .collect();
+    let pages: Vec<Page> = data.iter().map(|(e, d)| Page::new(*e, d)).collect();
+    for page in &pages {
+        let id = page.id();
         let committed = std::fs::read_to_string(reports_dir().join(format!("{id}.md"))).unwrap();
         assert!(
-            report::render_experiment(&exp, &d) == committed,
+            report::render_experiment(page) == committed,
             "reports/{id}.md is stale: run `cargo lab report`"
         );
-        pages.push((exp, d));
     }
-    let entries: Vec<(Experiment, &ExperimentData)> = pages.iter().map(|(e, d)| (*e, d)).collect();
-    for (path, svg) in report::render_plots(&entries).unwrap() {
+    for (path, svg) in report::render_plots(&pages).unwrap() {
         let committed = std::fs::read_to_string(reports_dir().join(&path)).unwrap();
         assert!(
             svg == committed,
@@ -193,12 +195,12 @@ fn committed_data_renders_to_the_committed_reports() {
     }
     let index = std::fs::read_to_string(reports_dir().join("README.md")).unwrap();
     assert!(
-        report::render_index(&entries) == index,
+        report::render_index(&pages) == index,
         "reports/README.md is stale"
     );
     let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
     assert!(
-        report::render_readme(&readme, &entries).unwrap() == readme,
+        report::render_readme(&readme, &pages).unwrap() == readme,
         "README.md is stale"
     );
 }
@@ -254,7 +256,8 @@ fn a_chart_renders_to_the_same_bytes() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let d: ExperimentData = read_json(&dir.join("chart-data.json")).unwrap();
     let svg =
-        report::chart::speedup_chart(&report::chart::speedups(&exp(&d.experiment), &d)).unwrap();
+        report::chart::speedup_chart(&report::chart::speedups(&Page::new(exp(&d.experiment), &d)))
+            .unwrap();
     let fixture = dir.join("chart.svg");
     if std::env::var_os("WIRELAB_BLESS").is_some() {
         std::fs::write(&fixture, &svg).unwrap();

@@ -168,18 +168,6 @@ pub fn speedup(base: &Record, r: &Record) -> Option<Ratio> {
     ratio(&base.wall.as_ref()?.samples, &r.wall.as_ref()?.samples)
 }
 
-/// A speed-up as a report shows it: [`fmt`], or where the link layout alone moves the ladder's
-/// ratio by more than it differs from 1, `≈ within layout spread (0.95-1.06)` (no ranking).
-pub fn fmt_speedup(base: &Record, r: &Record) -> Option<String> {
-    match &r.ladder {
-        Some(l) if l.within_layout_spread() => {
-            let (lo, hi) = l.layout_range();
-            Some(format!("≈ within layout spread ({lo:.2}-{hi:.2})"))
-        }
-        _ => speedup(base, r).map(|r| fmt(&r)),
-    }
-}
-
 /// Bootstrap draws of the one-layout interval in [`ratio_over_layouts`].
 pub const LAYOUT_RESAMPLES: usize = 4_000;
 

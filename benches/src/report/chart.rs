@@ -2,9 +2,9 @@
 //! text is laid out by its fixed estimate and written as SVG text: no system font is looked up,
 //! and the same data renders to the same bytes on any machine.
 
-use super::bootstrap::{self, Ratio};
-use crate::catalog::{Experiment, Role};
-use crate::records::ExperimentData;
+use super::bootstrap::Ratio;
+use super::view::Page;
+use crate::catalog::Role;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
@@ -48,8 +48,9 @@ pub struct Speedups {
     pub originals: Vec<Option<f64>>,
 }
 
-/// The speed-ups of an experiment page from its data.
-pub fn speedups(exp: &Experiment, data: &ExperimentData) -> Speedups {
+/// The speed-ups of an experiment page, from its view.
+pub fn speedups(page: &Page) -> Speedups {
+    let data = page.data;
     let base = data.baseline();
     let series = data.variants[1..]
         .iter()
@@ -59,22 +60,14 @@ pub fn speedups(exp: &Experiment, data: &ExperimentData) -> Speedups {
             ratios: data
                 .workloads
                 .iter()
-                .map(|w| {
-                    bootstrap::speedup(data.record(&w.name, base)?, data.record(&w.name, &v.name)?)
-                })
+                .map(|w| page.speedup(&w.name, &v.name)?.ratio())
                 .collect(),
         })
         .collect();
     let originals = data
         .workloads
         .iter()
-        .map(|w| {
-            exp.meta()
-                .originals
-                .iter()
-                .find(|o| o.workload == w.name)
-                .and_then(|o| o.ratio)
-        })
+        .map(|w| page.original(&w.name).and_then(|o| o.ratio))
         .collect();
     Speedups {
         title: format!("{}: speed-up over {}", data.experiment, base),

@@ -1,13 +1,16 @@
 //! Renders `reports/<exp>.md`, `reports/README.md` and the generated parts of the top-level
 //! `README.md`. Rendering is a pure function of the data files and the catalog's prose (title,
 //! notes, the original's figures): no codec runs and no workload is built, so any page can be
-//! re-rendered from `reports/data/*.json` on a fresh clone.
+//! re-rendered from `reports/data/*.json` on a fresh clone. What a page shows that is derived
+//! from its data (speed-ups, originals, its headline, scaling points) is computed once, in its
+//! [`view::Page`], and every renderer reads it from there.
 
 pub mod bootstrap;
 pub mod chart;
 mod format;
 mod index;
 mod tables;
+pub mod view;
 
 pub use format::{fmt_bytes, fmt_count, fmt_ns, fmt_ratio, fmt_throughput};
 pub use index::{
@@ -15,10 +18,10 @@ pub use index::{
     cost_line, experiments_table, headline, render_index, splice,
 };
 
-use crate::catalog::{Experiment, UNSEEDED_TOLERANCE};
-use crate::experiments;
+use crate::catalog::UNSEEDED_TOLERANCE;
 use crate::records::{ExperimentData, Receipt};
 use std::fmt::Write as _;
+use view::Page;
 
 /// Every chart of the reports, as (path under `reports/`, SVG): a speed-up chart per page, a
 /// scaling chart per page with a size dimension, and the headline chart.
@@ -26,26 +29,24 @@ use std::fmt::Write as _;
 /// # Errors
 ///
 /// When plotters fails to draw.
-pub fn render_plots(
-    entries: &[(Experiment, &ExperimentData)],
-) -> Result<Vec<(String, String)>, String> {
+pub fn render_plots(pages: &[Page]) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
-    for (exp, data) in entries {
-        let id = &data.experiment;
+    for page in pages {
+        let id = page.id();
         out.push((
             format!("plots/{id}.svg"),
-            chart::speedup_chart(&chart::speedups(exp, data))?,
+            chart::speedup_chart(&chart::speedups(page))?,
         ));
-        for scaling in exp.meta().scaling {
+        for scaling in page.exp.meta().scaling {
             let title = format!("{id}: time per byte against size ({})", scaling.name);
-            let lines = index::scaling_lines(data, scaling);
+            let lines = page.scaling_lines(scaling);
             let svg = chart::scaling_chart(&title, scaling.axis, &lines)?;
             out.push((format!("plots/{id}-scaling-{}.svg", scaling.name), svg));
         }
     }
     out.push((
         "plots/headline.svg".to_owned(),
-        chart::headline_chart(&index::headline_bars(entries))?,
+        chart::headline_chart(&index::headline_bars(pages))?,
     ));
     Ok(out)
 }
@@ -56,24 +57,22 @@ pub fn render_plots(
 /// # Errors
 ///
 /// When a pair of markers is missing or out of order.
-pub fn render_readme(
-    text: &str,
-    entries: &[(Experiment, &ExperimentData)],
-) -> Result<String, String> {
-    let text = splice(text, HEADLINE_BEGIN, HEADLINE_END, &headline(entries))?;
-    let text = splice(&text, COST_BEGIN, COST_END, &cost_line(entries))?;
+pub fn render_readme(text: &str, pages: &[Page]) -> Result<String, String> {
+    let text = splice(text, HEADLINE_BEGIN, HEADLINE_END, &headline(pages))?;
+    let text = splice(&text, COST_BEGIN, COST_END, &cost_line(pages))?;
     splice(
         &text,
         EXPERIMENTS_BEGIN,
         EXPERIMENTS_END,
-        &experiments_table(&experiments::pages()),
+        &experiments_table(pages),
     )
 }
 
 /// Renders `reports/<exp>.md`.
-pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
-    let mut out = intro(exp, data);
-    out.push_str(&wall_section(exp, data));
+pub fn render_experiment(page: &Page) -> String {
+    let (exp, data) = (&page.exp, page.data);
+    let mut out = intro(page);
+    out.push_str(&wall_section(page));
     if !exp.meta().scaling.is_empty() {
         out.push_str("\n## Scaling\n\nMedian time per input byte against a size, a line per variant (log-log).\n");
         for s in exp.meta().scaling {
@@ -84,15 +83,15 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
             );
         }
     }
-    out.push_str(&icount_section(exp, data));
-    out.push_str(&cycles_section(data));
+    out.push_str(&icount_section(page));
+    out.push_str(&cycles_section(page));
     if exp.meta().sweep {
         out.push_str("\n## Growth (instructions)\n\nOne input at growing sizes: instructions per input octet, and in brackets the growth of the instruction count from the size before (about 2x per doubling is linear work, about 4x quadratic).\n\n");
         out.push_str(&tables::growth_table(data));
     }
-    out.push_str(&alloc_section(exp, data));
+    out.push_str(&alloc_section(page));
     if let Some(label) = exp.meta().result {
-        out.push_str(&output_section(label, data));
+        out.push_str(&output_section(label, page));
     }
     let _ = writeln!(out, "\n## Notes\n\n{}\n", exp.notes());
     out.push_str("## Environment\n\n");
@@ -100,7 +99,8 @@ pub fn render_experiment(exp: &Experiment, data: &ExperimentData) -> String {
     out
 }
 
-fn intro(exp: &Experiment, data: &ExperimentData) -> String {
+fn intro(page: &Page) -> String {
+    let (exp, data) = (&page.exp, page.data);
     let meta = exp.meta();
     let mut out = String::new();
     let _ = writeln!(out, "# {}: {}\n", data.experiment, exp.title());
@@ -140,18 +140,15 @@ fn intro(exp: &Experiment, data: &ExperimentData) -> String {
     out
 }
 
-fn wall_section(exp: &Experiment, data: &ExperimentData) -> String {
+fn wall_section(page: &Page) -> String {
+    let data = page.data;
     let mut out = String::from(
         "\n## Wall time (criterion)\n\nEach cell: the median time per run (criterion) · the speed-up baseline / variant (higher is faster) with its 95 % interval. The last column is the original change's published figures and the ratio they imply. The medians' own intervals and the throughput are in the detail table below.\n\n",
     );
     out.push_str(&ladder_note(data));
-    out.push_str(&tables::table(
-        data,
-        Some(exp.meta().originals),
-        tables::wall_cell,
-    ));
+    out.push_str(&tables::table(page, true, tables::wall_cell));
     out.push_str("\n<details><summary>Medians with their 95 % confidence intervals, and throughput</summary>\n\n");
-    out.push_str(&tables::table(data, None, tables::wall_detail_cell));
+    out.push_str(&tables::table(page, false, tables::wall_detail_cell));
     out.push_str("\n</details>\n");
     out
 }
@@ -173,11 +170,12 @@ fn ladder_note(data: &ExperimentData) -> String {
     }
 }
 
-fn icount_section(exp: &Experiment, data: &ExperimentData) -> String {
+fn icount_section(page: &Page) -> String {
+    let (exp, data) = (&page.exp, page.data);
     let mut out = String::from(
         "\n## Instructions (gungraun / callgrind)\n\nInstructions executed by one run (setup and the first run excluded), and the ratio baseline / variant. Deterministic for a given binary (the lab builds and runs it from a mirror of the workspace in a fixed folder, in a fixed environment), except where noted: `cargo lab check` re-measures them.\n\n",
     );
-    out.push_str(&tables::table(data, None, tables::icount_cell));
+    out.push_str(&tables::table(page, false, tables::icount_cell));
     out.push_str(&other_paths(data));
     for (variant, why) in exp.meta().unseeded {
         let _ = writeln!(
@@ -192,14 +190,15 @@ fn icount_section(exp: &Experiment, data: &ExperimentData) -> String {
 /// The cache-simulation table (only when the run measured the `cycles` metric), and, generated
 /// from the data, the pairs where instructions and wall time disagree with what the cache
 /// simulation says of them.
-fn cycles_section(data: &ExperimentData) -> String {
+fn cycles_section(page: &Page) -> String {
+    let data = page.data;
     if !data.cases.values().any(|r| r.cycles.is_some()) {
         return String::new();
     }
     let mut out = String::from(
         "\n## Cycles (callgrind cache simulation)\n\nOne run under callgrind with its cache simulation (`cargo lab bench --metrics ...,cycles`): gungraun's estimated cycles (instructions and data accesses as L1 hits, 10 cycles per L1 miss, 100 per last-level miss) with the ratio baseline / variant, then the L1 misses (instruction and data) and last-level misses. Deterministic like the instruction count; a model of the caches only (no prefetcher, branch predictor or out-of-order execution), and of the path valgrind takes (no AVX-512).\n\n",
     );
-    out.push_str(&tables::table(data, None, tables::cycles_cell));
+    out.push_str(&tables::table(page, false, tables::cycles_cell));
     let disagreements = tables::disagreements(data);
     if !disagreements.is_empty() {
         out.push_str("\nWhere instructions and wall time disagree (a variant runs at least as many instructions as the optimized one, within 3 %, yet its whole wall-time interval is faster):\n\n");
@@ -235,8 +234,8 @@ fn other_paths(data: &ExperimentData) -> String {
     out
 }
 
-fn alloc_section(exp: &Experiment, data: &ExperimentData) -> String {
-    let per = exp.meta().alloc_per.max(1);
+fn alloc_section(page: &Page) -> String {
+    let per = page.exp.meta().alloc_per.max(1);
     let unit = if per == 1 {
         "per operation".to_owned()
     } else {
@@ -245,13 +244,12 @@ fn alloc_section(exp: &Experiment, data: &ExperimentData) -> String {
     let mut out = format!(
         "\n## Allocations (dhat)\n\nHeap blocks and bytes allocated {unit} in steady state (after one warm-up run), and the peak of live heap bytes during a run above the level before it. Blocks and bytes are deterministic: `cargo lab check` re-measures them. The peak is not checked: it differs by a few KiB between two checkouts of the same commit in some cells (the allocator's reuse of freed memory depends on what the process allocated before).\n\n"
     );
-    out.push_str(&tables::table(data, None, |r, _, w| {
-        tables::alloc_cell(r, w, per)
-    }));
+    out.push_str(&tables::table(page, false, |c| tables::alloc_cell(c, per)));
     out
 }
 
-fn output_section(label: &str, data: &ExperimentData) -> String {
+fn output_section(label: &str, page: &Page) -> String {
+    let data = page.data;
     let copies = data
         .cases
         .values()
@@ -264,8 +262,8 @@ fn output_section(label: &str, data: &ExperimentData) -> String {
             ""
         }
     );
-    out.push_str(&tables::table(data, None, |r, base, _| {
-        tables::output_cell(r, base, copies)
+    out.push_str(&tables::table(page, false, |c| {
+        tables::output_cell(c, copies)
     }));
     out
 }

@@ -2,27 +2,41 @@
 
 use super::bootstrap;
 use super::format::{fmt_bytes, fmt_count, fmt_ns, fmt_ratio, fmt_throughput, trim_float};
-use crate::catalog::{Original, WorkloadInfo};
+use super::view::{Page, Speedup};
+use crate::catalog::WorkloadInfo;
 use crate::records::{ExperimentData, Record};
 use std::fmt::Write as _;
 
-/// Renders a table whose cell for a case is `cell(record, baseline's record, workload)`
-/// ("n/a" where the variant does not apply, "not measured" where `cell` gives nothing), with
-/// the original's figures in a last column when `originals` is given.
-pub fn table<F>(data: &ExperimentData, originals: Option<&[Original]>, cell: F) -> String
+/// What a table's cell shows one case from.
+pub struct Cell<'a> {
+    /// The case's record.
+    pub record: &'a Record,
+    /// The baseline's record on the same workload.
+    pub base: Option<&'a Record>,
+    /// The workload.
+    pub workload: &'a WorkloadInfo,
+    /// The case's wall-time speed-up over the baseline, from the page's view.
+    pub speedup: Option<Speedup>,
+}
+
+/// Renders a table of `page` whose cell for a case is `cell(...)` ("n/a" where the variant
+/// does not apply, "not measured" where `cell` gives nothing), with the original's figures in
+/// a last column when `originals` is set.
+pub fn table<F>(page: &Page, originals: bool, cell: F) -> String
 where
-    F: Fn(&Record, Option<&Record>, &WorkloadInfo) -> Option<String>,
+    F: Fn(&Cell) -> Option<String>,
 {
+    let data = page.data;
     let mut out = String::from("| workload |");
     for v in &data.variants {
         let _ = write!(out, " {} ({}) |", v.name, v.role);
     }
-    if originals.is_some() {
+    if originals {
         out.push_str(" original |");
     }
     out.push_str("\n| --- |");
     out.push_str(&" ---: |".repeat(data.variants.len()));
-    if originals.is_some() {
+    if originals {
         out.push_str(" --- |");
     }
     out.push('\n');
@@ -32,12 +46,18 @@ where
         for v in &data.variants {
             let text = match data.record(&w.name, &v.name) {
                 None => "n/a".to_owned(),
-                Some(r) => cell(r, base, w).unwrap_or_else(|| "not measured".to_owned()),
+                Some(record) => cell(&Cell {
+                    record,
+                    base,
+                    workload: w,
+                    speedup: page.speedup(&w.name, &v.name),
+                })
+                .unwrap_or_else(|| "not measured".to_owned()),
             };
             let _ = write!(out, " {text} |");
         }
-        if let Some(originals) = originals {
-            let _ = write!(out, " {} |", original(originals, &w.name));
+        if originals {
+            let _ = write!(out, " {} |", original(page, &w.name));
         }
         out.push('\n');
     }
@@ -45,10 +65,8 @@ where
 }
 
 /// The original's figures for a workload, with the ratio they imply.
-fn original(originals: &[Original], workload: &str) -> String {
-    originals
-        .iter()
-        .find(|o| o.workload == workload)
+fn original(page: &Page, workload: &str) -> String {
+    page.original(workload)
         .map(|o| match o.ratio {
             Some(r) => format!("{} ({r:.2}x)", o.figures),
             None => o.figures.to_owned(),
@@ -58,22 +76,18 @@ fn original(originals: &[Original], workload: &str) -> String {
 
 /// A wall-time cell as the page's main table shows it: the median and the speed-up over the
 /// baseline with its interval (the baseline's own cell says 1.00x).
-pub fn wall_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Option<String> {
-    let wall = r.wall.as_ref()?;
-    let speedup = match base.and_then(|b| Some((b, b.wall.as_ref()?))) {
-        Some((_, bw)) if std::ptr::eq(bw, wall) => "1.00x".to_owned(),
-        Some((b, bw)) => {
-            bootstrap::fmt_speedup(b, r).unwrap_or_else(|| fmt_ratio(bw.median_ns, wall.median_ns))
-        }
-        None => return Some(fmt_ns(wall.median_ns)),
-    };
-    Some(format!("{} · {speedup}", fmt_ns(wall.median_ns)))
+pub fn wall_cell(c: &Cell) -> Option<String> {
+    let wall = c.record.wall.as_ref()?;
+    Some(match c.speedup {
+        Some(s) => format!("{} · {}", fmt_ns(wall.median_ns), s.text()),
+        None => fmt_ns(wall.median_ns),
+    })
 }
 
 /// A wall-time cell of the detail table: the median with its 95 % interval, and the
 /// throughput.
-pub fn wall_detail_cell(r: &Record, _: Option<&Record>, w: &WorkloadInfo) -> Option<String> {
-    let wall = r.wall.as_ref()?;
+pub fn wall_detail_cell(c: &Cell) -> Option<String> {
+    let (wall, w) = (c.record.wall.as_ref()?, c.workload);
     let throughput = if w.bytes > 0 {
         format!(", {}", fmt_throughput(w.bytes, wall.median_ns))
     } else {
@@ -88,7 +102,8 @@ pub fn wall_detail_cell(r: &Record, _: Option<&Record>, w: &WorkloadInfo) -> Opt
 }
 
 /// An instruction-count cell: the count and its ratio to the baseline.
-pub fn icount_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Option<String> {
+pub fn icount_cell(c: &Cell) -> Option<String> {
+    let (r, base) = (c.record, c.base);
     let ir = r.instructions?;
     let ratio = base
         .and_then(|b| b.instructions)
@@ -100,9 +115,10 @@ pub fn icount_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Optio
 
 /// A cache-simulation cell: estimated cycles with the ratio baseline / variant, then L1 and
 /// last-level misses.
-pub fn cycles_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Option<String> {
-    let c = r.cycles?;
-    let ratio = base
+pub fn cycles_cell(cell: &Cell) -> Option<String> {
+    let c = cell.record.cycles?;
+    let ratio = cell
+        .base
         .and_then(|b| b.cycles)
         .map(|b| {
             format!(
@@ -120,9 +136,9 @@ pub fn cycles_cell(r: &Record, base: Option<&Record>, _: &WorkloadInfo) -> Optio
 }
 
 /// An allocation cell: blocks and bytes per `per` operations, and the peak.
-pub fn alloc_cell(r: &Record, w: &WorkloadInfo, per: u64) -> Option<String> {
-    let a = r.alloc?;
-    let n = (a.runs * w.ops.max(1)) as f64;
+pub fn alloc_cell(c: &Cell, per: u64) -> Option<String> {
+    let a = c.record.alloc?;
+    let n = (a.runs * c.workload.ops.max(1)) as f64;
     let scale = per as f64 / n;
     Some(format!(
         "{} blocks, {}; peak {}",
@@ -134,7 +150,8 @@ pub fn alloc_cell(r: &Record, w: &WorkloadInfo, per: u64) -> Option<String> {
 
 /// An output cell: the run's result, its ratio to the baseline's, heap bytes per MiB of it
 /// and, where `copies` (some variant counts its copies), the bytes copied per MiB.
-pub fn output_cell(r: &Record, base: Option<&Record>, copies: bool) -> Option<String> {
+pub fn output_cell(c: &Cell, copies: bool) -> Option<String> {
+    let (r, base) = (c.record, c.base);
     let out = r.output.as_ref()?;
     let v = out.result;
     let ratio = base

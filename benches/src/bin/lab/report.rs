@@ -7,6 +7,7 @@ use wirelab_bench::catalog::Experiment;
 use wirelab_bench::experiments;
 use wirelab_bench::paths::{data_file, reports_dir, workspace_root};
 use wirelab_bench::records::{ExperimentData, read_json, write_atomically};
+use wirelab_bench::report::view::Page;
 use wirelab_bench::{report, schema};
 
 /// Re-renders every page from the committed data.
@@ -35,19 +36,21 @@ pub fn publish(fresh: Vec<ExperimentData>) -> Result<()> {
                 continue;
             }
         };
-        let page = reports_dir().join(format!("{id}.md"));
-        files.push((page, report::render_experiment(&exp, &data)));
         pages.push((exp, data));
     }
-    let entries: Vec<(Experiment, &ExperimentData)> = pages.iter().map(|(e, d)| (*e, d)).collect();
-    for (path, svg) in report::render_plots(&entries).map_err(anyhow::Error::msg)? {
+    let views: Vec<Page> = pages.iter().map(|(e, d)| Page::new(*e, d)).collect();
+    for page in &views {
+        let path = reports_dir().join(format!("{}.md", page.id()));
+        files.push((path, report::render_experiment(page)));
+    }
+    for (path, svg) in report::render_plots(&views).map_err(anyhow::Error::msg)? {
         files.push((reports_dir().join(path), svg));
     }
     files.push((
         reports_dir().join("README.md"),
-        report::render_index(&entries),
+        report::render_index(&views),
     ));
-    files.push((workspace_root().join("README.md"), readme(&entries)?));
+    files.push((workspace_root().join("README.md"), readme(&views)?));
     for schema in schema::published() {
         files.push((reports_dir().join("schema").join(schema.name), schema.text));
     }
@@ -59,9 +62,9 @@ pub fn publish(fresh: Vec<ExperimentData>) -> Result<()> {
 }
 
 /// The README with its generated headline and experiment tables replaced.
-fn readme(entries: &[(Experiment, &ExperimentData)]) -> Result<String> {
+fn readme(pages: &[Page]) -> Result<String> {
     let path = workspace_root().join("README.md");
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    report::render_readme(&text, entries).map_err(anyhow::Error::msg)
+    report::render_readme(&text, pages).map_err(anyhow::Error::msg)
 }
