@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use wirelab_bench::catalog::{
     self, Backend, Check, Expected, Experiment, Ladder, Meta, Role, Runner, Variant, Workload,
+    on_copy,
 };
 use wirelab_bench::records::Output;
 use wirelab_bench::selection::Selection;
@@ -13,21 +14,19 @@ use wirelab_bench::selection::Selection;
 type Octets = Rc<[u8]>;
 
 fn copy(input: &Octets) -> Option<Runner> {
-    let input = input.clone();
-    Some(Box::new(move |sink| {
-        sink.emit(&input);
+    on_copy(input, |input, sink| {
+        sink.emit(input);
         input.len() as u64
-    }))
+    })
 }
 
 fn per_byte(input: &Octets) -> Option<Runner> {
-    let input = input.clone();
-    Some(Box::new(move |sink| {
+    on_copy(input, |input, sink| {
         for b in input.iter() {
             sink.emit(std::slice::from_ref(b));
         }
         input.len() as u64
-    }))
+    })
 }
 
 /// Wrong on purpose: the last octet flipped.

@@ -4,8 +4,8 @@
 //! made-up experiment with it and hand it to the walk.
 //!
 //! An experiment is a [`Ladder`] over an input type `I`: variants (baseline, steps, optimized,
-//! peers, limit), each with its own constructor `fn(&I) -> Option<Runner>`, and a loader that
-//! builds the workloads (each a named `I`) deterministically. A [`Runner`] performs the measured
+//! peers, limit), each with its own constructor `fn(&I) -> Option<Runner>` (most built with
+//! [`on_copy`]), and a loader that builds the workloads (each a named `I`) deterministically. A [`Runner`] performs the measured
 //! operation once and emits the bytes it produced into a [`Sink`]; in a measurement the sink
 //! discards them, in a verification it collects them, so the code that is timed is the code
 //! that was checked.
@@ -52,6 +52,30 @@ impl fmt::Display for Role {
 /// Performs a variant's operation once on its workload. Returns a value for the harness to pass
 /// through `black_box` (a length, a count); experiments with a [`Meta::result`] report it.
 pub type Runner = Box<dyn FnMut(&mut Sink) -> u64>;
+
+/// A runner over its own copy of the workload's input: `run(input, sink)` performs the
+/// operation once. The copy is a clone (for the lab's inputs, reference counts), made here, once
+/// per runner; whatever else the runner keeps (an output buffer, a decoder) `run` captures.
+///
+/// ```
+/// use wirelab_bench::catalog::{Runner, Sink, on_copy};
+///
+/// fn length(text: &String) -> Option<Runner> {
+///     on_copy(text, |text, sink| {
+///         sink.emit(text.as_bytes());
+///         text.len() as u64
+///     })
+/// }
+/// let mut run = length(&"eight ch".to_owned()).expect("a runner");
+/// assert_eq!(run(&mut Sink::discard()), 8);
+/// ```
+pub fn on_copy<I: Clone + 'static>(
+    input: &I,
+    mut run: impl FnMut(&I, &mut Sink) -> u64 + 'static,
+) -> Option<Runner> {
+    let input = input.clone();
+    Some(Box::new(move |sink| run(&input, sink)))
+}
 
 /// Maps an output to a canonical form, for peers that may choose another valid encoding (for
 /// HPACK, the decoded header lists). The naive and optimized variants must still match byte

@@ -2,7 +2,7 @@
 
 use super::common::Rng;
 use crate::catalog::LoadError;
-use crate::catalog::{Ladder, Meta, Original, Role, Runner, Sink, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Original, Role, Runner, Variant, Workload, on_copy};
 use bytes::{BufMut, Bytes, BytesMut};
 use std::rc::Rc;
 
@@ -10,6 +10,7 @@ use std::rc::Rc;
 pub const BLOCKS: usize = 10_000;
 
 /// One workload's input: the write pattern, how it is written and what the consumer does.
+#[derive(Clone)]
 pub struct Writes {
     pattern: Rc<Pattern>,
     per_byte: bool,
@@ -202,9 +203,9 @@ impl Out for BytesMut {
 
 /// A runner that writes the pattern through `out`.
 fn writing<O: Out + 'static>(mut out: O, w: &Writes) -> Option<Runner> {
-    let (p, per_byte, keep) = (w.pattern.clone(), w.per_byte, w.keep);
-    let mut kept: Vec<Bytes> = Vec::with_capacity(if keep { BLOCKS } else { 0 });
-    Some(Box::new(move |sink: &mut Sink| {
+    let mut kept: Vec<Bytes> = Vec::with_capacity(if w.keep { BLOCKS } else { 0 });
+    on_copy(w, move |w, sink| {
+        let (p, per_byte, keep) = (&w.pattern, w.per_byte, w.keep);
         kept.clear();
         let mut total = 0u64;
         for &(first, n) in &p.blocks {
@@ -226,7 +227,7 @@ fn writing<O: Out + 'static>(mut out: O, w: &Writes) -> Option<Runner> {
             }
         }
         total
-    }))
+    })
 }
 
 fn workloads() -> Result<Vec<Workload<Writes>>, LoadError> {

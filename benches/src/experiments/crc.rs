@@ -2,7 +2,7 @@
 
 use super::common::{pieces, random};
 use crate::catalog::LoadError;
-use crate::catalog::{Ladder, Meta, Original, Role, Runner, Scaling, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Original, Role, Scaling, Sink, Variant, Workload, on_copy};
 use crate::data;
 use bytes::Bytes;
 use std::rc::Rc;
@@ -10,6 +10,7 @@ use wirelab::coding::crc;
 use wirelab_baselines::coding::crc_copy_then_checksum;
 
 /// One workload's input: 1 MiB as a rope of pieces, and the same bytes contiguous.
+#[derive(Clone)]
 pub struct Rope {
     rope: Rc<Vec<Bytes>>,
     contiguous: Rc<[u8]>,
@@ -63,41 +64,43 @@ criterion times.",
             name: "copy-then-checksum",
             role: Role::Baseline,
             about: "concatenate the pieces into a fresh Vec, one crc32fast call (wirelab_baselines::coding::crc_copy_then_checksum)",
-            build: |r| checksum(r, |r| crc_copy_then_checksum(&r.rope)),
+            build: |r| on_copy(r, |r, sink| emit_crc(sink, crc_copy_then_checksum(&r.rope))),
         },
         Variant {
             name: "per-fragment",
             role: Role::Step,
             about: "one crc32fast update per piece, no copy (the original change; wirelab::coding::crc::per_fragment)",
-            build: |r| checksum(r, |r| crc::per_fragment(r.rope.iter().map(|b| &b[..]))),
+            build: |r| {
+                on_copy(r, |r, sink| {
+                    emit_crc(sink, crc::per_fragment(r.rope.iter().map(|b| &b[..])))
+                })
+            },
         },
         Variant {
             name: "adaptive",
             role: Role::Optimized,
             about: "folding state kept across pieces: 16 streams folded a 256-octet block at a time (VPCLMULQDQ with AVX-512, the streams in registers over the whole rope), partial chunks held back, one reduction at the end (wirelab::coding::crc::adaptive, Adaptive::extend)",
-            build: |r| checksum(r, |r| crc::adaptive(r.rope.iter().map(|b| &b[..]))),
+            build: |r| {
+                on_copy(r, |r, sink| {
+                    emit_crc(sink, crc::adaptive(r.rope.iter().map(|b| &b[..])))
+                })
+            },
         },
         Variant {
             name: "contiguous",
             role: Role::Limit,
             about: "one crc32fast call over the same bytes already contiguous",
-            build: |r| checksum(r, |r| crc32fast::hash(&r.contiguous)),
+            build: |r| on_copy(r, |r, sink| emit_crc(sink, crc32fast::hash(&r.contiguous))),
         },
     ],
     workloads,
 };
 
-/// A runner that checksums the workload with `f` and emits the CRC.
-fn checksum(r: &Rope, f: fn(&Rope) -> u32) -> Option<Runner> {
-    let r = Rope {
-        rope: r.rope.clone(),
-        contiguous: r.contiguous.clone(),
-    };
-    Some(Box::new(move |sink| {
-        let c = std::hint::black_box(f(&r));
-        sink.emit(&c.to_be_bytes());
-        u64::from(c)
-    }))
+/// Emits the checksum `c` (passed through `black_box`, so that it is computed) and returns it.
+fn emit_crc(sink: &mut Sink, c: u32) -> u64 {
+    let c = std::hint::black_box(c);
+    sink.emit(&c.to_be_bytes());
+    u64::from(c)
 }
 
 fn workloads() -> Result<Vec<Workload<Rope>>, LoadError> {

@@ -3,7 +3,7 @@
 
 use super::common::{compressible, pieces};
 use crate::catalog::LoadError;
-use crate::catalog::{Ladder, Meta, Original, Role, Runner, Sink, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Original, Role, Runner, Variant, Workload, on_copy};
 use crate::data;
 use bytes::Bytes;
 use std::io::Read;
@@ -12,6 +12,7 @@ use wirelab::coding::{Encoder, Format};
 use wirelab_baselines::coding::NaiveEncoder;
 
 /// One workload's input: 1 MiB of text as a rope of pieces.
+#[derive(Clone)]
 pub struct Rope(Rc<Vec<Bytes>>);
 
 /// The experiment.
@@ -80,35 +81,33 @@ fn workloads() -> Result<Vec<Workload<Rope>>, LoadError> {
 }
 
 fn contiguous(r: &Rope) -> Option<Runner> {
-    let rope = r.0.clone();
-    Some(Box::new(move |sink: &mut Sink| {
+    on_copy(r, |r, sink| {
         let mut enc = NaiveEncoder::new(Format::Gzip);
         let mut n = 0u64;
         let mut emit = |b: Bytes| {
             n += b.len() as u64;
             sink.emit(&b);
         };
-        enc.push_pieces(&rope, &mut emit).expect("push");
+        enc.push_pieces(&r.0, &mut emit).expect("push");
         enc.finish(&mut emit).expect("finish");
         n
-    }))
+    })
 }
 
 fn per_fragment(r: &Rope) -> Option<Runner> {
-    let rope = r.0.clone();
-    Some(Box::new(move |sink: &mut Sink| {
+    on_copy(r, |r, sink| {
         let mut enc = Encoder::new(Format::Gzip);
         let mut n = 0u64;
         let mut emit = |b: Bytes| {
             n += b.len() as u64;
             sink.emit(&b);
         };
-        for p in rope.iter() {
+        for p in r.0.iter() {
             enc.push(p, &mut emit).expect("push");
         }
         enc.finish(&mut emit).expect("finish");
         n
-    }))
+    })
 }
 
 /// Decompresses a gzip stream (for comparing encoders whose bytes may differ).

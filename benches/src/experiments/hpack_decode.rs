@@ -3,7 +3,7 @@
 use super::common::hpack::{BROWSER_REQUEST, MODES, emit_header};
 use super::common::stories;
 use crate::catalog::LoadError;
-use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload, on_copy};
 use std::rc::Rc;
 use wirelab::hpack::{Decoder, Encoder, EncoderConfig, Indexing};
 use wirelab_baselines::hpack::NaiveDecoder;
@@ -13,6 +13,7 @@ use wirelab_baselines::hpack::NaiveDecoder;
 type Stories = Vec<Vec<(Vec<u8>, Option<usize>)>>;
 
 /// One workload's input: header blocks grouped by story (a fresh decoder per story).
+#[derive(Clone)]
 pub struct Blocks {
     blocks: Rc<Stories>,
     /// Keep one decoder across runs (blocks without indexing: steady state).
@@ -76,12 +77,11 @@ fn decoding<D: 'static>(
     make: impl Fn() -> D + 'static,
     mut block: impl FnMut(&mut D, &[u8], Option<usize>, &mut crate::catalog::Sink) -> u64 + 'static,
 ) -> Option<Runner> {
-    let (blocks, reuse) = (input.blocks.clone(), input.reuse);
     let mut kept: Option<D> = None;
-    Some(Box::new(move |sink| {
+    on_copy(input, move |input, sink| {
         let mut n = 0;
-        for story in blocks.iter() {
-            if !reuse || kept.is_none() {
+        for story in input.blocks.iter() {
+            if !input.reuse || kept.is_none() {
                 kept = Some(make());
             }
             let dec = kept.as_mut().expect("set above");
@@ -90,7 +90,7 @@ fn decoding<D: 'static>(
             }
         }
         n
-    }))
+    })
 }
 
 fn naive(i: &Blocks) -> Option<Runner> {

@@ -4,7 +4,7 @@
 use super::common::hpack::{BROWSER_REQUEST, MODES, decode_framed, emit_block, story_boundary};
 use super::common::stories;
 use crate::catalog::LoadError;
-use crate::catalog::{Ladder, Meta, Original, Role, Runner, Sink, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Original, Role, Runner, Sink, Variant, Workload, on_copy};
 use std::rc::Rc;
 use wirelab::hpack::{Encoder, EncoderConfig, HuffmanMode, Indexing};
 use wirelab_baselines::block::LockingWriter;
@@ -15,6 +15,7 @@ type Stories = Vec<Vec<Vec<(String, String)>>>;
 
 /// One workload's input: header lists grouped by story (a fresh encoder per story), each list
 /// encoded as one block, in one Huffman mode and indexing policy.
+#[derive(Clone)]
 pub struct Lists {
     lists: Rc<Stories>,
     mode: HuffmanMode,
@@ -137,12 +138,11 @@ fn encoding<E: 'static>(
     make: impl Fn() -> E + 'static,
     mut block: impl FnMut(&mut E, &[(String, String)], &mut Sink) -> usize + 'static,
 ) -> Option<Runner> {
-    let lists = input.lists.clone();
-    let reuse = lists.len() == 1 && input.indexing == Indexing::None;
+    let reuse = input.lists.len() == 1 && input.indexing == Indexing::None;
     let mut kept: Option<E> = None;
-    Some(Box::new(move |sink| {
+    on_copy(input, move |input, sink| {
         let mut n = 0;
-        for story in lists.iter() {
+        for story in input.lists.iter() {
             if !reuse || kept.is_none() {
                 kept = Some(make());
             }
@@ -153,7 +153,7 @@ fn encoding<E: 'static>(
             story_boundary(sink);
         }
         n as u64
-    }))
+    })
 }
 
 fn pairs(l: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {

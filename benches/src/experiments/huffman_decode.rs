@@ -3,11 +3,12 @@
 use super::common::hpack::huffman_inputs;
 use super::hpack_decode::LOONA_HUFFMAN_UNSEEDED;
 use crate::catalog::LoadError;
-use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload, on_copy};
 use std::hint::black_box;
 use std::rc::Rc;
 
 /// One workload's input: a Huffman-coded string.
+#[derive(Clone)]
 pub struct Coded(Rc<[u8]>);
 
 /// The experiment.
@@ -68,46 +69,41 @@ fn workloads() -> Result<Vec<Workload<Coded>>, LoadError> {
 }
 
 fn naive(c: &Coded) -> Option<Runner> {
-    let (coded, mut dst) = (c.0.clone(), Vec::with_capacity(1024));
-    Some(Box::new(move |sink| {
+    let mut dst = Vec::with_capacity(1024);
+    on_copy(c, move |c, sink| {
         dst.clear();
-        wirelab_baselines::hpack::huffman::decode(black_box(&coded), &mut dst).expect("valid");
+        wirelab_baselines::hpack::huffman::decode(black_box(&c.0), &mut dst).expect("valid");
         sink.emit(&dst);
         dst.len() as u64
-    }))
+    })
 }
 
 fn optimized(c: &Coded) -> Option<Runner> {
-    let (coded, mut dst) = (c.0.clone(), Vec::with_capacity(1024));
-    Some(Box::new(move |sink| {
+    let mut dst = Vec::with_capacity(1024);
+    on_copy(c, move |c, sink| {
         dst.clear();
-        wirelab::hpack::huffman::decode(black_box(&coded), &mut dst).expect("valid");
+        wirelab::hpack::huffman::decode(black_box(&c.0), &mut dst).expect("valid");
         sink.emit(&dst);
         dst.len() as u64
-    }))
+    })
 }
 
 fn httlib(c: &Coded) -> Option<Runner> {
-    let (coded, mut dst) = (c.0.clone(), Vec::with_capacity(1024));
-    Some(Box::new(move |sink| {
+    let mut dst = Vec::with_capacity(1024);
+    on_copy(c, move |c, sink| {
         dst.clear();
-        httlib_huffman::decode(
-            black_box(&coded),
-            &mut dst,
-            httlib_huffman::DecoderSpeed::FiveBits,
-        )
-        .expect("valid");
+        let speed = httlib_huffman::DecoderSpeed::FiveBits;
+        httlib_huffman::decode(black_box(&c.0), &mut dst, speed).expect("valid");
         sink.emit(&dst);
         dst.len() as u64
-    }))
+    })
 }
 
 fn loona(c: &Coded) -> Option<Runner> {
-    let coded = c.0.clone();
     let mut dec = loona_hpack::huffman::HuffmanDecoder::new();
-    Some(Box::new(move |sink| {
-        let out = dec.decode(black_box(&coded)).expect("valid");
+    on_copy(c, move |c, sink| {
+        let out = dec.decode(black_box(&c.0)).expect("valid");
         sink.emit(&out);
         out.len() as u64
-    }))
+    })
 }

@@ -2,11 +2,12 @@
 
 use super::common::hpack::huffman_inputs;
 use crate::catalog::LoadError;
-use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Role, Runner, Variant, Workload, on_copy};
 use std::rc::Rc;
 use wirelab_baselines::block::LockingWriter;
 
 /// One workload's input: the string as text (each octet a char U+0000..U+00FF) and as octets.
+#[derive(Clone)]
 pub struct Text {
     text: Rc<str>,
     bytes: Rc<[u8]>,
@@ -64,36 +65,36 @@ fn workloads() -> Result<Vec<Workload<Text>>, LoadError> {
 }
 
 fn naive(t: &Text) -> Option<Runner> {
-    let (text, w) = (t.text.clone(), LockingWriter::new());
-    Some(Box::new(move |sink| {
-        let s = std::hint::black_box(&*text);
+    let w = LockingWriter::new();
+    on_copy(t, move |t, sink| {
+        let s = std::hint::black_box(&*t.text);
         let n = wirelab_baselines::hpack::huffman::encoded_len_chars(s);
         wirelab_baselines::hpack::huffman::encode_chars(s, &w);
         let out = w.take();
         debug_assert_eq!(out.len(), n);
         sink.emit(&out);
         n as u64
-    }))
+    })
 }
 
 fn optimized(t: &Text) -> Option<Runner> {
-    let (bytes, mut w) = (t.bytes.clone(), wirelab::block::BlockWriter::new());
-    Some(Box::new(move |sink| {
-        let src = std::hint::black_box(&*bytes);
+    let mut w = wirelab::block::BlockWriter::new();
+    on_copy(t, move |t, sink| {
+        let src = std::hint::black_box(&*t.bytes);
         let n = wirelab::hpack::huffman::encoded_len(src);
         wirelab::hpack::huffman::encode_into(src, w.put_zeroed(n)).expect("exact length");
         let out = w.take();
         sink.emit(&out);
         n as u64
-    }))
+    })
 }
 
 fn httlib(t: &Text) -> Option<Runner> {
-    let (bytes, mut dst) = (t.bytes.clone(), Vec::with_capacity(1024));
-    Some(Box::new(move |sink| {
+    let mut dst = Vec::with_capacity(1024);
+    on_copy(t, move |t, sink| {
         dst.clear();
-        httlib_huffman::encode(std::hint::black_box(&bytes), &mut dst).expect("encodes");
+        httlib_huffman::encode(std::hint::black_box(&t.bytes), &mut dst).expect("encodes");
         sink.emit(&dst);
         dst.len() as u64
-    }))
+    })
 }

@@ -1,12 +1,13 @@
 //! `latin1`: Pekko HTTP's `EnhancedString.getAsciiBytes`, a header value to ISO-8859-1 octets.
 
 use crate::catalog::LoadError;
-use crate::catalog::{Ladder, Meta, Original, Role, Runner, Scaling, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Original, Role, Runner, Scaling, Variant, Workload, on_copy};
 use crate::records::AVX512_POINT;
 use std::hint::black_box;
 use std::rc::Rc;
 
 /// One workload's input: the text, and its Latin-1 octets (for the memcpy limit).
+#[derive(Clone)]
 pub struct Text {
     text: Rc<str>,
     encoded: Rc<[u8]>,
@@ -207,66 +208,65 @@ fn workloads() -> Result<Vec<Workload<Text>>, LoadError> {
 }
 
 fn naive(t: &Text) -> Option<Runner> {
-    let s = t.text.clone();
-    Some(Box::new(move |sink| {
-        let out = wirelab_baselines::latin1::encode_truncating(black_box(&s));
+    on_copy(t, |t, sink| {
+        let out = wirelab_baselines::latin1::encode_truncating(black_box(&t.text));
         sink.emit(&out);
         out.len() as u64
-    }))
+    })
 }
 
 fn naive_into(t: &Text) -> Option<Runner> {
     if !t.steps {
         return None;
     }
-    let (s, mut buf) = (t.text.clone(), vec![0u8; t.text.len()]);
-    Some(Box::new(move |sink| {
-        let n = wirelab_baselines::latin1::encode_truncating_into(black_box(&s), &mut buf);
+    let mut buf = vec![0u8; t.text.len()];
+    on_copy(t, move |t, sink| {
+        let n = wirelab_baselines::latin1::encode_truncating_into(black_box(&t.text), &mut buf);
         sink.emit(&buf[..n]);
         n as u64
-    }))
+    })
 }
 
 fn bulk(t: &Text) -> Option<Runner> {
     if !t.steps {
         return None;
     }
-    let s = t.text.clone();
-    Some(Box::new(move |sink| {
-        let out = wirelab::latin1::encode_truncating(black_box(&s));
+    on_copy(t, |t, sink| {
+        let out = wirelab::latin1::encode_truncating(black_box(&t.text));
         sink.emit(&out);
         out.len() as u64
-    }))
+    })
 }
 
 fn bulk_into(t: &Text) -> Option<Runner> {
-    let (s, mut buf) = (t.text.clone(), vec![0u8; t.text.len()]);
-    Some(Box::new(move |sink| {
-        let n = wirelab::latin1::encode_truncating_into(black_box(&s), &mut buf);
+    let mut buf = vec![0u8; t.text.len()];
+    on_copy(t, move |t, sink| {
+        let n = wirelab::latin1::encode_truncating_into(black_box(&t.text), &mut buf);
         sink.emit(&buf[..n]);
         n as u64
-    }))
+    })
 }
 
 fn encoding_rs_peer(t: &Text) -> Option<Runner> {
     if t.text.chars().any(|c| c as u32 > 0xFF) {
         return None;
     }
-    let (s, mut buf) = (t.text.clone(), vec![0u8; t.text.len()]);
-    Some(Box::new(move |sink| {
-        let n = encoding_rs::mem::convert_utf8_to_latin1_lossy(black_box(s.as_bytes()), &mut buf);
+    let mut buf = vec![0u8; t.text.len()];
+    on_copy(t, move |t, sink| {
+        let src = black_box(t.text.as_bytes());
+        let n = encoding_rs::mem::convert_utf8_to_latin1_lossy(src, &mut buf);
         sink.emit(&buf[..n]);
         n as u64
-    }))
+    })
 }
 
 fn simdutf_peer(t: &Text) -> Option<Runner> {
     if t.text.chars().any(|c| c as u32 > 0xFF) {
         return None;
     }
-    let (s, mut buf) = (t.text.clone(), vec![0u8; t.text.len()]);
-    Some(Box::new(move |sink| {
-        let src = black_box(s.as_bytes());
+    let mut buf = vec![0u8; t.text.len()];
+    on_copy(t, move |t, sink| {
+        let src = black_box(t.text.as_bytes());
         // SAFETY: `src` is valid UTF-8 (a `str`) whose chars are all at most U+00FF (checked
         // above), so it converts to one octet per char: at most `src.len()` octets, which
         // `buf` holds; the two do not overlap.
@@ -275,15 +275,15 @@ fn simdutf_peer(t: &Text) -> Option<Runner> {
         };
         sink.emit(&buf[..n]);
         n as u64
-    }))
+    })
 }
 
 fn memcpy(t: &Text) -> Option<Runner> {
-    let (encoded, mut buf) = (t.encoded.clone(), vec![0u8; t.text.len()]);
-    Some(Box::new(move |sink| {
-        let src = black_box(&encoded[..]);
+    let mut buf = vec![0u8; t.text.len()];
+    on_copy(t, move |t, sink| {
+        let src = black_box(&t.encoded[..]);
         buf[..src.len()].copy_from_slice(src);
         sink.emit(&buf[..src.len()]);
         src.len() as u64
-    }))
+    })
 }

@@ -2,13 +2,14 @@
 
 use super::common::Rng;
 use crate::catalog::LoadError;
-use crate::catalog::{Ladder, Meta, Original, Role, Runner, Variant, Workload};
+use crate::catalog::{Ladder, Meta, Original, Role, Runner, Variant, Workload, on_copy};
 use crate::rope::Chunks;
 use bytes::{Buf, Bytes};
 use std::io::{self, Write};
 use std::rc::Rc;
 
 /// One workload's input: a list of frames, each a list of chunks written with one call.
+#[derive(Clone)]
 pub struct Frames {
     frames: Rc<Vec<Vec<Bytes>>>,
     bytes: usize,
@@ -139,15 +140,14 @@ fn extend(b: &mut Chunks<'_>, w: &mut Vec<u8>) -> io::Result<()> {
 
 /// Writes every frame of the workload with `f` into a reused Vec.
 fn writing(input: &Frames, f: WriteFn) -> Option<Runner> {
-    let frames = input.frames.clone();
     let mut out: Vec<u8> = Vec::with_capacity(input.bytes);
-    Some(Box::new(move |sink| {
+    on_copy(input, move |input, sink| {
         out.clear();
-        for frame in frames.iter() {
+        for frame in input.frames.iter() {
             let mut buf = Chunks::new(std::hint::black_box(frame));
             f(&mut buf, &mut out).expect("a Vec<u8> writer does not fail");
         }
         sink.emit(&out);
         out.len() as u64
-    }))
+    })
 }

@@ -1,7 +1,7 @@
 //! Streaming decoders fed a compressed stream in pieces: the runners of `inflate`, `gzip` and
 //! `octet-push`, one constructor per variant.
 
-use crate::catalog::{Runner, Sink};
+use crate::catalog::{Runner, Sink, on_copy};
 use bytes::Bytes;
 use std::io::Read;
 use std::rc::Rc;
@@ -10,6 +10,7 @@ use wirelab::coding::{Decoder, DecoderConfig, Format};
 use wirelab_baselines::coding::NaiveDecoder;
 
 /// A compressed stream of `format`, split into the pieces it is pushed in.
+#[derive(Clone)]
 pub struct Pushed {
     /// The stream's format.
     pub format: Format,
@@ -19,26 +20,20 @@ pub struct Pushed {
 
 /// The naive twin: `NaiveDecoder` fed every piece.
 pub fn naive(p: &Pushed) -> Option<Runner> {
-    let (config, input) = (DecoderConfig::new(p.format), p.pieces.clone());
-    Some(Box::new(move |sink| {
-        decode_all(
-            NaiveDecoder::with_config(config).expect("valid config"),
-            &input,
-            sink,
-        )
-    }))
+    let config = DecoderConfig::new(p.format);
+    on_copy(p, move |p, sink| {
+        let dec = NaiveDecoder::with_config(config).expect("valid config");
+        decode_all(dec, &p.pieces, sink)
+    })
 }
 
 /// The optimized decoder: `Decoder` fed every piece.
 pub fn optimized(p: &Pushed) -> Option<Runner> {
-    let (config, input) = (DecoderConfig::new(p.format), p.pieces.clone());
-    Some(Box::new(move |sink| {
-        decode_all(
-            Decoder::with_config(config).expect("valid config"),
-            &input,
-            sink,
-        )
-    }))
+    let config = DecoderConfig::new(p.format);
+    on_copy(p, move |p, sink| {
+        let dec = Decoder::with_config(config).expect("valid config");
+        decode_all(dec, &p.pieces, sink)
+    })
 }
 
 fn contiguous(p: &Pushed) -> Vec<u8> {
@@ -118,12 +113,11 @@ fn gz_reader(p: &Pushed, multi: bool) -> Option<Runner> {
     if p.format != Format::Gzip {
         return None;
     }
-    let input = p.pieces.clone();
     let mut out = Vec::new();
-    Some(Box::new(move |sink| {
+    on_copy(p, move |p, sink| {
         out.clear();
         let reader = PiecesReader {
-            pieces: &input,
+            pieces: &p.pieces,
             at: 0,
             offset: 0,
             copied: 0,
@@ -140,7 +134,7 @@ fn gz_reader(p: &Pushed, multi: bool) -> Option<Runner> {
         sink.note_copied(copied);
         sink.emit(&out);
         out.len() as u64
-    }))
+    })
 }
 
 /// Pushes every piece of `input` into `dec`, finishes it and records its copies; returns the
