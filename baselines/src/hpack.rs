@@ -14,7 +14,8 @@ use bytes::Bytes;
 use std::sync::LazyLock;
 use wirelab::ConfigError;
 use wirelab::hpack::huffman::{CODE_LENGTHS, CODES, EOS, HuffmanError};
-use wirelab::hpack::table::{DEFAULT_TABLE_SIZE, ENTRY_OVERHEAD, STATIC};
+use wirelab::hpack::table::STATIC;
+use wirelab::hpack::{DEFAULT_TABLE_SIZE, ENTRY_OVERHEAD, MAX_INT};
 use wirelab::hpack::{DecodeError, DecoderConfig, EncoderConfig, HuffmanMode, Indexing};
 
 /// Deliberately naive Huffman coding.
@@ -421,7 +422,7 @@ fn get_int(buf: &[u8], pos: &mut usize, bits: u8) -> Result<usize, DecodeError> 
         let b = *buf.get(*pos).ok_or(DecodeError::Truncated)?;
         *pos += 1;
         value += u64::from(b & 127) << m;
-        if value > wirelab::hpack::integer::MAX_INT {
+        if value > MAX_INT {
             return Err(DecodeError::IntegerOverflow);
         }
         if b & 128 == 0 {

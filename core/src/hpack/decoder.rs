@@ -16,7 +16,7 @@ pub type HeaderList = Vec<(Vec<u8>, Vec<u8>)>;
 pub struct DecoderConfig {
     /// The largest table size a Dynamic Table Size Update may ask for: the
     /// SETTINGS_HEADER_TABLE_SIZE we advertise (default [`DEFAULT_TABLE_SIZE`], up to
-    /// [`integer::MAX_INT`]).
+    /// [`MAX_INT`](super::MAX_INT)).
     pub max_table_size: usize,
     /// The largest decoded header list (name + value + 32 octets per field; default
     /// [`DEFAULT_MAX_HEADER_LIST_SIZE`]).
@@ -28,7 +28,7 @@ impl DecoderConfig {
     ///
     /// # Errors
     ///
-    /// [`ConfigError`] when `max_table_size` exceeds [`integer::MAX_INT`].
+    /// [`ConfigError`] when `max_table_size` exceeds [`MAX_INT`](super::MAX_INT).
     ///
     /// ```
     /// use wirelab::hpack::DecoderConfig;
@@ -98,7 +98,7 @@ impl Decoder {
     ///
     /// # Errors
     ///
-    /// [`ConfigError`] when `max_table_size` exceeds [`integer::MAX_INT`].
+    /// [`ConfigError`] when `max_table_size` exceeds [`MAX_INT`](super::MAX_INT).
     ///
     /// ```
     /// use wirelab::hpack::{DecodeError, Decoder, DecoderConfig};

@@ -56,7 +56,7 @@ pub struct EncoderConfig {
     /// Whether literals enter the dynamic table (default [`Indexing::Incremental`]).
     pub indexing: Indexing,
     /// The dynamic table's maximum size, at most the peer's SETTINGS_HEADER_TABLE_SIZE
-    /// (default [`DEFAULT_TABLE_SIZE`], up to [`integer::MAX_INT`]). Another value than the
+    /// (default [`DEFAULT_TABLE_SIZE`], up to [`MAX_INT`](super::MAX_INT)). Another value than the
     /// default is announced at the start of the first block.
     pub max_table_size: usize,
 }
@@ -66,7 +66,7 @@ impl EncoderConfig {
     ///
     /// # Errors
     ///
-    /// [`ConfigError`] when `max_table_size` exceeds [`integer::MAX_INT`].
+    /// [`ConfigError`] when `max_table_size` exceeds [`MAX_INT`](super::MAX_INT).
     ///
     /// ```
     /// assert!(wirelab::hpack::EncoderConfig::default().validate().is_ok());
@@ -146,7 +146,7 @@ impl Encoder {
     ///
     /// # Errors
     ///
-    /// [`ConfigError`] when `max_table_size` exceeds [`integer::MAX_INT`].
+    /// [`ConfigError`] when `max_table_size` exceeds [`MAX_INT`](super::MAX_INT).
     ///
     /// ```
     /// use wirelab::hpack::{Encoder, EncoderConfig, Header, HuffmanMode, Indexing};

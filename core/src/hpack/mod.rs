@@ -1,5 +1,6 @@
-//! HPACK, header compression for HTTP/2 (RFC 7541): [`Encoder`], [`Decoder`], and the pieces
-//! they are built from ([`huffman`], [`integer`], [`table`]).
+//! HPACK, header compression for HTTP/2 (RFC 7541): [`Encoder`], [`Decoder`], the Huffman code
+//! they use ([`huffman`]), and the limits and sizes their settings are given in
+//! ([`DEFAULT_TABLE_SIZE`], [`ENTRY_OVERHEAD`], [`MAX_INT`]).
 //!
 //! # Motivation / Change / Result
 //!
@@ -45,12 +46,20 @@ use std::fmt;
 mod decoder;
 mod encoder;
 pub mod huffman;
+// The integer coding and the tables are the codec's internals. They are public only for the
+// naive twins in `wirelab_baselines` (which share the RFC's static table) and the RFC 7541
+// Appendix C conformance test (integer examples): hidden from the documentation, not part of
+// the API.
+#[doc(hidden)]
 pub mod integer;
+#[doc(hidden)]
 pub mod table;
 
 pub use decoder::{DEFAULT_MAX_HEADER_LIST_SIZE, Decoder, DecoderConfig, HeaderList};
 pub use encoder::{Encoder, EncoderConfig, Header};
 pub use huffman::HuffmanError;
+pub use integer::MAX_INT;
+pub use table::{DEFAULT_TABLE_SIZE, ENTRY_OVERHEAD};
 
 /// When string literals are Huffman-coded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -86,7 +95,7 @@ pub enum Indexing {
 pub enum DecodeError {
     /// The block ends inside a field representation.
     Truncated,
-    /// An integer exceeds [`integer::MAX_INT`].
+    /// An integer exceeds [`MAX_INT`].
     IntegerOverflow,
     /// Index 0, or an index past the static and dynamic tables.
     InvalidIndex(usize),
