@@ -1,5 +1,6 @@
 //! The streaming decoder: gzip (RFC 1952), zlib (RFC 1950), raw deflate (RFC 1951).
 
+use super::gzip_header::{GzipHeader, gather};
 use super::{CodingError, Format, PushDecoder, Rope};
 use crate::ConfigError;
 use bytes::{Buf, Bytes, BytesMut};
@@ -72,23 +73,6 @@ impl DecoderConfig {
     }
 }
 
-/// Where the gzip header parser is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum HeaderStep {
-    /// The fixed 10 bytes; `have` of them so far.
-    Fixed { have: usize },
-    /// FEXTRA's length; `have` of its 2 bytes.
-    ExtraLen { have: usize },
-    /// FEXTRA's data; `left` bytes to skip.
-    Extra { left: usize },
-    /// FNAME, up to its zero byte.
-    Name,
-    /// FCOMMENT, up to its zero byte.
-    Comment,
-    /// FHCRC; `have` of its 2 bytes.
-    HeaderCrc { have: usize },
-}
-
 /// What one step of the decoder's state machine did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Step {
@@ -100,25 +84,14 @@ enum Step {
     Flush,
 }
 
-/// Where the gzip header parser goes after a field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum After {
-    /// The field is incomplete: parsing resumes here with more input.
-    Wait(HeaderStep),
-    /// The next field.
-    Field(HeaderStep),
-    /// The header is complete: the deflate data follows.
-    Body,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
     /// Deciding between zlib and raw (Format::Deflate): needs 2 bytes.
     Probe,
     /// Checking a zlib header: needs 2 bytes.
     ZlibHeader,
-    /// Parsing a gzip header.
-    Header(HeaderStep),
+    /// Parsing a gzip member header.
+    Header,
     /// Inflating.
     Body,
     /// Reading a gzip trailer; `have` of its 8 bytes.
@@ -174,10 +147,10 @@ pub struct Decoder {
     inflate: Decompress,
     /// The format decided (Deflate resolves to Zlib or Raw).
     format: Format,
-    /// The header fields collected so far.
-    fixed: [u8; 10],
-    small: [u8; 8],
-    header_crc: crc32fast::Hasher,
+    /// The gzip member header being parsed.
+    header: GzipHeader,
+    /// The gzip trailer gathered so far.
+    trailer: [u8; 8],
     /// Member CRC-32 and length of the output so far.
     crc: crc32fast::Hasher,
     member_len: u64,
@@ -192,7 +165,8 @@ pub struct Decoder {
     /// Addresses of output memory that this decoder initialised, in the allocation `out` holds
     /// (see [`Decoder::flush_out`]).
     initialised: std::ops::Range<usize>,
-    /// Bytes gathered one at a time into `fixed` and `small` (the lab's `CopyCount`).
+    /// Bytes of trailers gathered one at a time into `trailer` (the lab's `CopyCount`; the
+    /// header parser counts its own).
     copied: u64,
 }
 
@@ -215,7 +189,7 @@ impl PushDecoder for Decoder {
 #[cfg(feature = "lab")]
 impl super::CopyCount for Decoder {
     fn bytes_copied(&self) -> u64 {
-        self.copied
+        self.copied + self.header.copied()
     }
 }
 
@@ -232,12 +206,6 @@ impl std::fmt::Debug for Decoder {
 
 /// The output room of a new decoder (see `Decoder::room`).
 const FIRST_ROOM: usize = 4096;
-
-const FTEXT_RESERVED: u8 = 0xE0;
-const FHCRC: u8 = 0x02;
-const FEXTRA: u8 = 0x04;
-const FNAME: u8 = 0x08;
-const FCOMMENT: u8 = 0x10;
 
 impl Decoder {
     /// A decoder for `format` with the defaults of [`DecoderConfig::new`].
@@ -278,7 +246,7 @@ impl Decoder {
     fn build(config: DecoderConfig) -> Self {
         let max_chunk = config.max_chunk;
         let state = match config.format {
-            Format::Gzip => State::Header(HeaderStep::Fixed { have: 0 }),
+            Format::Gzip => State::Header,
             Format::Zlib => State::ZlibHeader,
             Format::Raw => State::Body,
             Format::Deflate => State::Probe,
@@ -293,9 +261,8 @@ impl Decoder {
             input: Rope::new(),
             inflate: Decompress::new(config.format == Format::Zlib),
             format: config.format,
-            fixed: [0; 10],
-            small: [0; 8],
-            header_crc: crc32fast::Hasher::new(),
+            header: GzipHeader::new(),
+            trailer: [0; 8],
             crc: crc32fast::Hasher::new(),
             member_len: 0,
             total_out: 0,
@@ -356,7 +323,10 @@ impl Decoder {
     #[inline(always)]
     pub fn push(&mut self, piece: Bytes, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
         // (A failed decoder is never in a header field: `push_piece` reports it.)
-        if self.input.is_empty() && self.field_continues(&piece) {
+        if self.input.is_empty()
+            && self.state == State::Header
+            && self.header.field_continues(&piece)
+        {
             return Ok(());
         }
         self.push_piece(piece, emit)
@@ -446,25 +416,12 @@ impl Decoder {
         }
     }
 
-    /// Takes one byte from the input.
-    #[inline]
-    fn take_u8(&mut self) -> Option<u8> {
-        if self.input.is_empty() {
-            return None;
-        }
-        let b = self.input.chunk()[0];
-        self.input.advance(1);
-        // Every caller stores the byte into `fixed` or `small`.
-        self.copied += 1;
-        Some(b)
-    }
-
     fn run(&mut self, emit: &mut dyn FnMut(Bytes)) -> Result<(), CodingError> {
         loop {
             let step = match self.state {
                 State::Probe => self.probe(),
                 State::ZlibHeader => self.zlib_header()?,
-                State::Header(field) => self.header(field)?,
+                State::Header => self.header()?,
                 State::Body => match self.body(emit)? {
                     true => Step::Next,
                     false => Step::Flush,
@@ -525,18 +482,6 @@ impl Decoder {
         Ok(Step::Next)
     }
 
-    /// Takes bytes into `self.small[*have..n]`; `false` when the input runs out first.
-    fn gather_small(&mut self, have: &mut usize, n: usize) -> bool {
-        while *have < n {
-            let Some(b) = self.take_u8() else {
-                return false;
-            };
-            self.small[*have] = b;
-            *have += 1;
-        }
-        true
-    }
-
     /// Reads and checks a gzip trailer. A verified member's output is handed over at once,
     /// before whatever follows it (another member, padding, garbage) is looked at.
     fn trailer(
@@ -544,12 +489,17 @@ impl Decoder {
         mut have: usize,
         emit: &mut dyn FnMut(Bytes),
     ) -> Result<Step, CodingError> {
-        if !self.gather_small(&mut have, 8) {
+        if !gather(
+            &mut self.input,
+            &mut self.trailer,
+            &mut have,
+            &mut self.copied,
+        ) {
             self.state = State::Trailer { have };
             return Ok(Step::Flush);
         }
-        let expected = u32::from_le_bytes(self.small[..4].try_into().expect("4"));
-        let size = u32::from_le_bytes(self.small[4..8].try_into().expect("4"));
+        let expected = u32::from_le_bytes(self.trailer[..4].try_into().expect("4"));
+        let size = u32::from_le_bytes(self.trailer[4..8].try_into().expect("4"));
         let actual = std::mem::take(&mut self.crc).finalize();
         if expected != actual {
             return Err(CodingError::CrcMismatch { expected, actual });
@@ -572,7 +522,8 @@ impl Decoder {
             Some(0x1f) => {
                 self.member_len = 0;
                 self.inflate.reset(false);
-                self.state = State::Header(HeaderStep::Fixed { have: 0 });
+                self.header.restart();
+                self.state = State::Header;
             }
             Some(0) => self.state = State::Padding,
             Some(_) => self.trailing()?,
@@ -615,159 +566,14 @@ impl Decoder {
         }
     }
 
-    /// Advances the gzip header parser by one field.
-    fn header(&mut self, field: HeaderStep) -> Result<Step, CodingError> {
-        let after = match field {
-            HeaderStep::Fixed { have } => self.fixed_fields(have)?,
-            HeaderStep::ExtraLen { have } => self.extra_len(have),
-            HeaderStep::Extra { left } => self.extra(left),
-            HeaderStep::Name | HeaderStep::Comment => self.zero_terminated(field),
-            HeaderStep::HeaderCrc { have } => self.header_crc(have)?,
-        };
-        match after {
-            After::Wait(field) => {
-                self.state = State::Header(field);
-                return Ok(Step::NeedInput);
-            }
-            After::Field(next) => self.state = State::Header(next),
-            After::Body => {
-                self.crc = crc32fast::Hasher::new();
-                self.state = State::Body;
-            }
+    /// Parses the gzip member header as far as the input goes.
+    fn header(&mut self) -> Result<Step, CodingError> {
+        if !self.header.parse(&mut self.input)? {
+            return Ok(Step::NeedInput);
         }
+        self.crc = crc32fast::Hasher::new();
+        self.state = State::Body;
         Ok(Step::Next)
-    }
-
-    /// The fixed 10 bytes: magic, method, flags (checked as they arrive), MTIME, XFL, OS.
-    fn fixed_fields(&mut self, mut have: usize) -> Result<After, CodingError> {
-        while have < 10 {
-            let Some(b) = self.take_u8() else {
-                return Ok(After::Wait(HeaderStep::Fixed { have }));
-            };
-            match (have, b) {
-                (0, 0x1f) | (1, 0x8b) => {}
-                (0 | 1, _) => return Err(CodingError::NotGzip),
-                (2, m) if m != 8 => return Err(CodingError::UnsupportedMethod(m)),
-                (3, f) if f & FTEXT_RESERVED != 0 => return Err(CodingError::ReservedFlags(f)),
-                _ => {}
-            }
-            self.fixed[have] = b;
-            have += 1;
-        }
-        self.header_crc = crc32fast::Hasher::new();
-        let fixed = self.fixed;
-        self.hash_header(&fixed);
-        Ok(self.after(HeaderStep::Fixed { have: 10 }))
-    }
-
-    /// FEXTRA's two length bytes.
-    fn extra_len(&mut self, mut have: usize) -> After {
-        if !self.gather_small(&mut have, 2) {
-            return After::Wait(HeaderStep::ExtraLen { have });
-        }
-        let len_bytes = [self.small[0], self.small[1]];
-        self.hash_header(&len_bytes);
-        let len = u16::from_le_bytes(len_bytes) as usize;
-        After::Field(HeaderStep::Extra { left: len })
-    }
-
-    /// FEXTRA's data, checksummed in place.
-    fn extra(&mut self, mut left: usize) -> After {
-        while left > 0 {
-            if self.input.is_empty() {
-                return After::Wait(HeaderStep::Extra { left });
-            }
-            let n = self.input.chunk().len().min(left);
-            if self.fixed[3] & FHCRC != 0 {
-                self.header_crc.update(&self.input.chunk()[..n]);
-            }
-            self.input.advance(n);
-            left -= n;
-        }
-        self.after(HeaderStep::Extra { left: 0 })
-    }
-
-    /// FNAME or FCOMMENT, up to and including its zero byte, checksummed in place.
-    fn zero_terminated(&mut self, field: HeaderStep) -> After {
-        loop {
-            if self.input.is_empty() {
-                return After::Wait(field);
-            }
-            let chunk = self.input.chunk();
-            let (n, ends) = match chunk.iter().position(|&b| b == 0) {
-                Some(i) => (i + 1, true),
-                None => (chunk.len(), false),
-            };
-            if self.fixed[3] & FHCRC != 0 {
-                self.header_crc.update(&self.input.chunk()[..n]);
-            }
-            self.input.advance(n);
-            if ends {
-                return self.after(field);
-            }
-        }
-    }
-
-    /// With the rope empty and FNAME or FCOMMENT under way, a piece without the field's zero
-    /// byte is all field: it is checksummed (with FHCRC) and dropped at once, without a trip
-    /// through the rope and the state machine. This is what keeps a long name that arrives
-    /// an octet at a time cheap.
-    #[inline(always)]
-    fn field_continues(&mut self, piece: &[u8]) -> bool {
-        if !matches!(
-            self.state,
-            State::Header(HeaderStep::Name | HeaderStep::Comment)
-        ) {
-            return false;
-        }
-        if piece.contains(&0) {
-            return false;
-        }
-        self.hash_header(piece);
-        true
-    }
-
-    /// Adds header bytes to the header's CRC-32, which only FHCRC needs.
-    #[inline]
-    fn hash_header(&mut self, bytes: &[u8]) {
-        if self.fixed[3] & FHCRC != 0 {
-            self.header_crc.update(bytes);
-        }
-    }
-
-    /// FHCRC: the low 16 bits of the header's CRC-32.
-    fn header_crc(&mut self, mut have: usize) -> Result<After, CodingError> {
-        if !self.gather_small(&mut have, 2) {
-            return Ok(After::Wait(HeaderStep::HeaderCrc { have }));
-        }
-        let expected = u16::from_le_bytes([self.small[0], self.small[1]]);
-        let actual = (self.header_crc.clone().finalize() & 0xffff) as u16;
-        if expected != actual {
-            return Err(CodingError::HeaderCrcMismatch { expected, actual });
-        }
-        Ok(After::Body)
-    }
-
-    /// The header field after `done`, following the flags.
-    fn after(&self, done: HeaderStep) -> After {
-        let flags = self.fixed[3];
-        let order = [
-            (FEXTRA, HeaderStep::ExtraLen { have: 0 }),
-            (FNAME, HeaderStep::Name),
-            (FCOMMENT, HeaderStep::Comment),
-            (FHCRC, HeaderStep::HeaderCrc { have: 0 }),
-        ];
-        let start = match done {
-            HeaderStep::Fixed { .. } => 0,
-            HeaderStep::ExtraLen { .. } | HeaderStep::Extra { .. } => 1,
-            HeaderStep::Name => 2,
-            HeaderStep::Comment => 3,
-            HeaderStep::HeaderCrc { .. } => 4,
-        };
-        order[start..]
-            .iter()
-            .find(|(flag, _)| flags & flag != 0)
-            .map_or(After::Body, |(_, step)| After::Field(*step))
     }
 
     /// Inflates what the input allows. `Ok(true)` when the body ended (state moved on),

@@ -43,6 +43,7 @@ mod decoder;
 mod encoder;
 #[cfg(target_arch = "x86_64")]
 mod fold;
+mod gzip_header;
 mod rope;
 
 pub use decoder::{
