@@ -230,21 +230,6 @@ fn fold128(a: __m128i, b: __m128i, k: __m128i) -> __m128i {
     _mm_xor_si128(_mm_xor_si128(low, high), b)
 }
 
-/// One chunk folded into the four streams of `phase`, in memory.
-#[target_feature(enable = "pclmulqdq,sse4.1")]
-#[inline]
-fn chunk_pclmul(streams: &mut [u8; BLOCK], phase: usize, chunk: &[u8], k: __m128i) {
-    assert!(phase < 4 && chunk.len() == CHUNK);
-    for i in 0..4 {
-        let at = CHUNK * phase + 16 * i;
-        // SAFETY: `at + 16 <= 256` (phase < 4, i < 4) and `16 * i + 16 <= 64 = chunk.len()`.
-        unsafe {
-            let folded = fold128(load128(streams, at), load128(chunk, 16 * i), k);
-            _mm_storeu_si128(streams.as_mut_ptr().add(at).cast(), folded);
-        }
-    }
-}
-
 /// `a` moved forward by the distance of `k` and added to `b`, four streams at once.
 #[target_feature(enable = "avx512f,vpclmulqdq")]
 #[inline]
@@ -253,52 +238,6 @@ fn fold512(a: __m512i, b: __m512i, k: __m512i) -> __m512i {
     let high = _mm512_clmulepi64_epi128(a, k, 0x11);
     // 0x96: the exclusive or of all three.
     _mm512_ternarylogic_epi64(low, high, b, 0x96)
-}
-
-/// One chunk folded into the four streams of `phase`, in memory.
-#[target_feature(enable = "avx512f,vpclmulqdq")]
-#[inline]
-fn chunk_avx512(streams: &mut [u8; BLOCK], phase: usize, chunk: &[u8], k: __m512i) {
-    assert!(phase < 4 && chunk.len() == CHUNK);
-    // SAFETY: `64 * phase + 64 <= 256` (phase < 4) and `chunk` holds 64 octets.
-    unsafe {
-        let folded = fold512(load512(streams, CHUNK * phase), load512(chunk, 0), k);
-        _mm512_storeu_si512(streams.as_mut_ptr().add(CHUNK * phase).cast(), folded);
-    }
-}
-
-/// Folds `chunks` into `streams` by 256 octets, the first at `phase`: chunk by chunk up to a
-/// 256-octet boundary, then whole periods in registers, then chunk by chunk again. Returns
-/// the phase of the chunk after them.
-#[target_feature(enable = "pclmulqdq,sse4.1")]
-fn fold_pclmul(streams: &mut [u8; BLOCK], mut phase: usize, mut chunks: &[u8]) -> usize {
-    let k = _mm_set_epi64x(K_2048_HIGH, K_2048_LOW);
-    while phase != 0 && !chunks.is_empty() {
-        chunk_pclmul(streams, phase, &chunks[..CHUNK], k);
-        (phase, chunks) = ((phase + 1) % 4, &chunks[CHUNK..]);
-    }
-    if chunks.len() >= BLOCK {
-        let periods = chunks.len() / BLOCK * BLOCK;
-        // SAFETY: every load and store is at 16i for i < 16, within the 256 octets of
-        // `streams` or of a period from `chunks_exact(BLOCK)`.
-        unsafe {
-            let mut s: [__m128i; 16] = std::array::from_fn(|i| load128(streams, 16 * i));
-            for period in chunks[..periods].chunks_exact(BLOCK) {
-                for (i, stream) in s.iter_mut().enumerate() {
-                    *stream = fold128(*stream, load128(period, 16 * i), k);
-                }
-            }
-            for (i, stream) in s.iter().enumerate() {
-                _mm_storeu_si128(streams.as_mut_ptr().add(16 * i).cast(), *stream);
-            }
-        }
-        chunks = &chunks[periods..];
-    }
-    while !chunks.is_empty() {
-        chunk_pclmul(streams, phase, &chunks[..CHUNK], k);
-        (phase, chunks) = ((phase + 1) % 4, &chunks[CHUNK..]);
-    }
-    phase
 }
 
 /// The constants for a distance of 2048 bits in each 128-bit lane.
@@ -316,36 +255,156 @@ fn k_2048_512() -> __m512i {
     )
 }
 
-/// As [`fold_pclmul`], four streams per multiply over 512-bit registers.
-#[target_feature(enable = "avx512f,vpclmulqdq,pclmulqdq,sse4.1")]
-fn fold_avx512(streams: &mut [u8; BLOCK], mut phase: usize, mut chunks: &[u8]) -> usize {
-    let k = k_2048_512();
+/// A register of streams, as the folding loop sees it: 16 octets (one stream, PCLMULQDQ) or 64
+/// (four streams, VPCLMULQDQ). [`fold_chunks`] is written once over it; each width's kernel
+/// ([`fold_pclmul`], [`fold_avx512`]) instantiates it under its own target features.
+///
+/// # Safety
+///
+/// Every method may only be called where the width's target features are enabled (inlined
+/// into its kernel); the methods are `#[inline(always)]` so that they are.
+trait Lanes: Copy {
+    /// Octets in one register.
+    const BYTES: usize;
+    /// The folding constants for a distance of 2048 bits in each 128-bit lane.
+    unsafe fn k_2048() -> Self;
+    /// Loads `Self::BYTES` octets at `at`, which with them lie within `block`.
+    unsafe fn load(block: &[u8], at: usize) -> Self;
+    /// Stores the register at `at`, which with its octets lies within `block`.
+    unsafe fn store(self, block: &mut [u8], at: usize);
+    /// `self` moved forward by the distance of `k` and added to `b`.
+    unsafe fn fold(self, b: Self, k: Self) -> Self;
+}
+
+impl Lanes for __m128i {
+    const BYTES: usize = 16;
+    #[inline(always)]
+    unsafe fn k_2048() -> Self {
+        // SAFETY: SSE2, part of x86-64.
+        unsafe { _mm_set_epi64x(K_2048_HIGH, K_2048_LOW) }
+    }
+    #[inline(always)]
+    unsafe fn load(block: &[u8], at: usize) -> Self {
+        // SAFETY: in bounds (the caller's promise).
+        unsafe { load128(block, at) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, block: &mut [u8], at: usize) {
+        debug_assert!(at + 16 <= block.len());
+        // SAFETY: in bounds (the caller's promise); `storeu` takes any alignment.
+        unsafe { _mm_storeu_si128(block.as_mut_ptr().add(at).cast(), self) }
+    }
+    #[inline(always)]
+    unsafe fn fold(self, b: Self, k: Self) -> Self {
+        // SAFETY: PCLMULQDQ and SSE4.1 are enabled (the trait's contract).
+        unsafe { fold128(self, b, k) }
+    }
+}
+
+impl Lanes for __m512i {
+    const BYTES: usize = 64;
+    #[inline(always)]
+    unsafe fn k_2048() -> Self {
+        // SAFETY: AVX-512F is enabled (the trait's contract).
+        unsafe { k_2048_512() }
+    }
+    #[inline(always)]
+    unsafe fn load(block: &[u8], at: usize) -> Self {
+        // SAFETY: in bounds (the caller's promise).
+        unsafe { load512(block, at) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, block: &mut [u8], at: usize) {
+        debug_assert!(at + 64 <= block.len());
+        // SAFETY: in bounds (the caller's promise); `storeu` takes any alignment; AVX-512F is
+        // enabled (the trait's contract).
+        unsafe { _mm512_storeu_si512(block.as_mut_ptr().add(at).cast(), self) }
+    }
+    #[inline(always)]
+    unsafe fn fold(self, b: Self, k: Self) -> Self {
+        // SAFETY: AVX-512F and VPCLMULQDQ are enabled (the trait's contract).
+        unsafe { fold512(self, b, k) }
+    }
+}
+
+/// One chunk folded into the four streams of `phase`, in memory.
+///
+/// # Safety
+///
+/// `V`'s target features are enabled.
+#[inline(always)]
+unsafe fn fold_chunk<V: Lanes>(streams: &mut [u8; BLOCK], phase: usize, chunk: &[u8], k: V) {
+    assert!(phase < 4 && chunk.len() == CHUNK);
+    for i in 0..CHUNK / V::BYTES {
+        let at = CHUNK * phase + V::BYTES * i;
+        // SAFETY: `at + V::BYTES <= 256` (phase < 4, i < CHUNK / V::BYTES) and
+        // `V::BYTES * (i + 1) <= 64 = chunk.len()`; the features are the caller's promise.
+        unsafe {
+            let folded = V::load(streams, at).fold(V::load(chunk, V::BYTES * i), k);
+            folded.store(streams, at);
+        }
+    }
+}
+
+/// Folds `chunks` into `streams` by 256 octets, the first at `phase`: chunk by chunk up to a
+/// 256-octet boundary, then whole periods in `N = 256 / V::BYTES` registers, then chunk by
+/// chunk again. Returns the phase of the chunk after them.
+///
+/// # Safety
+///
+/// `V`'s target features are enabled, and `N * V::BYTES == BLOCK`.
+#[inline(always)]
+unsafe fn fold_chunks<V: Lanes, const N: usize>(
+    streams: &mut [u8; BLOCK],
+    mut phase: usize,
+    mut chunks: &[u8],
+) -> usize {
+    debug_assert_eq!(N * V::BYTES, BLOCK);
+    // SAFETY: the features are the caller's promise.
+    let k = unsafe { V::k_2048() };
     while phase != 0 && !chunks.is_empty() {
-        chunk_avx512(streams, phase, &chunks[..CHUNK], k);
+        // SAFETY: as above; `fold_chunk` checks its chunk's length.
+        unsafe { fold_chunk(streams, phase, &chunks[..CHUNK], k) };
         (phase, chunks) = ((phase + 1) % 4, &chunks[CHUNK..]);
     }
     if chunks.len() >= BLOCK {
         let periods = chunks.len() / BLOCK * BLOCK;
-        // SAFETY: every load and store is at 64i for i < 4, within the 256 octets of `streams`
-        // or of a period from `chunks_exact(BLOCK)`.
+        // SAFETY: the features are the caller's promise; every load and store is at
+        // `V::BYTES * i` for i < N, within the 256 octets of `streams` or of a period from
+        // `chunks_exact(BLOCK)`.
         unsafe {
-            let mut s: [__m512i; 4] = std::array::from_fn(|i| load512(streams, 64 * i));
+            let mut s: [V; N] = std::array::from_fn(|i| V::load(streams, V::BYTES * i));
             for period in chunks[..periods].chunks_exact(BLOCK) {
                 for (i, stream) in s.iter_mut().enumerate() {
-                    *stream = fold512(*stream, load512(period, 64 * i), k);
+                    *stream = stream.fold(V::load(period, V::BYTES * i), k);
                 }
             }
             for (i, stream) in s.iter().enumerate() {
-                _mm512_storeu_si512(streams.as_mut_ptr().add(64 * i).cast(), *stream);
+                stream.store(streams, V::BYTES * i);
             }
         }
         chunks = &chunks[periods..];
     }
     while !chunks.is_empty() {
-        chunk_avx512(streams, phase, &chunks[..CHUNK], k);
+        // SAFETY: as for the first chunks.
+        unsafe { fold_chunk(streams, phase, &chunks[..CHUNK], k) };
         (phase, chunks) = ((phase + 1) % 4, &chunks[CHUNK..]);
     }
     phase
+}
+
+/// [`fold_chunks`] with PCLMULQDQ over sixteen 128-bit registers.
+#[target_feature(enable = "pclmulqdq,sse4.1")]
+fn fold_pclmul(streams: &mut [u8; BLOCK], phase: usize, chunks: &[u8]) -> usize {
+    // SAFETY: this function enables the features of `__m128i`'s `Lanes`; 16 * 16 = 256.
+    unsafe { fold_chunks::<__m128i, 16>(streams, phase, chunks) }
+}
+
+/// [`fold_chunks`] with VPCLMULQDQ over four 512-bit registers (four streams per multiply).
+#[target_feature(enable = "avx512f,vpclmulqdq,pclmulqdq,sse4.1")]
+fn fold_avx512(streams: &mut [u8; BLOCK], phase: usize, chunks: &[u8]) -> usize {
+    // SAFETY: this function enables the features of `__m512i`'s `Lanes`; 4 * 64 = 256.
+    unsafe { fold_chunks::<__m512i, 4>(streams, phase, chunks) }
 }
 
 /// [`Folding::update_all`] with AVX-512, once the streams have started: `s[0]` holds the
