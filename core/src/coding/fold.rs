@@ -362,6 +362,12 @@ unsafe fn fold_chunks<V: Lanes, const N: usize>(
     debug_assert_eq!(N * V::BYTES, BLOCK);
     // SAFETY: the features are the caller's promise.
     let k = unsafe { V::k_2048() };
+    if chunks.len() == CHUNK {
+        // A lone chunk (the common case of a rope of 64-octet pieces) needs no loop.
+        // SAFETY: as above; `fold_chunk` checks its chunk's length.
+        unsafe { fold_chunk(streams, phase, chunks, k) };
+        return (phase + 1) % 4;
+    }
     while phase != 0 && !chunks.is_empty() {
         // SAFETY: as above; `fold_chunk` checks its chunk's length.
         unsafe { fold_chunk(streams, phase, &chunks[..CHUNK], k) };
