@@ -43,6 +43,23 @@ pub fn data_file(exp: &str) -> PathBuf {
     reports_dir().join("data").join(format!("{exp}.json"))
 }
 
+/// The text of an experiment page's committed data file. A missing file is an error that says
+/// where one comes from: a new experiment has none until `cargo lab bench <id>` records it.
+///
+/// # Errors
+///
+/// When the file is missing or cannot be read, naming it.
+pub fn committed_data(exp: &str) -> Result<String, String> {
+    let path = data_file(exp);
+    std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "{}: no committed data for `{exp}`; a new experiment gets it from `cargo lab bench {exp}` (then commit reports/)",
+            path.display()
+        ),
+        _ => format!("{}: {e}", path.display()),
+    })
+}
+
 /// The target folder the instruction-count harness is built in: a fixed absolute path, the
 /// same on every machine and for every checkout. The benchmark binary's path is part of the
 /// process (argv\[0\]); with it, the heap layout, and so malloc's and memcpy's instruction

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use wirelab_bench::catalog::{CaseId, Experiment, VariantInfo, WorkloadInfo};
 use wirelab_bench::experiments;
-use wirelab_bench::paths::{data_file, reports_dir, workspace_root};
+use wirelab_bench::paths::{committed_data, data_file, reports_dir, workspace_root};
 use wirelab_bench::records::{
     Alloc, ExperimentData, Output, Receipt, Record, Samples, Wall, read_json,
 };
@@ -175,7 +175,12 @@ fn sweep_experiments_get_a_growth_table_and_outputs() {
 fn committed_data_renders_to_the_committed_reports() {
     let data: Vec<(Experiment, ExperimentData)> = experiments::pages()
         .into_iter()
-        .map(|exp| (exp, read_json(&data_file(&exp.id())).unwrap()))
+        .map(|exp| {
+            (
+                exp,
+                serde_json::from_str(&committed_data(&exp.id()).unwrap()).unwrap(),
+            )
+        })
         .collect();
     let pages: Vec<Page> = data.iter().map(|(e, d)| Page::new(*e, d)).collect();
     for page in &pages {
@@ -306,7 +311,7 @@ fn incomplete_names_the_cases_missing_a_metric() {
 fn committed_data_round_trips_byte_for_byte() {
     // Case ids are typed; they must still read, write and sort as their text.
     for exp in experiments::pages() {
-        let text = std::fs::read_to_string(data_file(&exp.id())).unwrap();
+        let text = committed_data(&exp.id()).unwrap();
         let data: ExperimentData = serde_json::from_str(&text).unwrap();
         let again = serde_json::to_string_pretty(&data).unwrap() + "\n";
         assert!(

@@ -5,7 +5,7 @@
 use wirelab_bench::catalog::CaseId;
 use wirelab_bench::compare::{self, FunctionDelta, Pair, PairedWall, Side, WallMethod};
 use wirelab_bench::experiments;
-use wirelab_bench::paths::{data_file, reports_dir};
+use wirelab_bench::paths::{committed_data, data_file, reports_dir};
 use wirelab_bench::records::{Alloc, CacheSim, Paths, Samples};
 use wirelab_bench::schema::{self, SchemaFile};
 
@@ -46,7 +46,7 @@ fn the_committed_schemas_are_current() {
 fn every_committed_data_file_validates() {
     let v = validator("experiment-data.schema.json");
     for exp in experiments::pages() {
-        let text = std::fs::read_to_string(data_file(&exp.id())).unwrap();
+        let text = committed_data(&exp.id()).unwrap();
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         let errs = errors(&v, &value);
         assert!(errs.is_empty(), "{}: {errs:#?}", exp.id());
