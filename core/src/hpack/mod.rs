@@ -1,6 +1,6 @@
 //! HPACK, header compression for HTTP/2 (RFC 7541): [`Encoder`], [`Decoder`], the Huffman code
-//! they use ([`huffman`]), and the limits and sizes their settings are given in
-//! ([`DEFAULT_TABLE_SIZE`], [`ENTRY_OVERHEAD`], [`MAX_INT`]).
+//! they use ([`huffman`]), their [`DynamicTable`], and the limits and sizes their settings are
+//! given in ([`DEFAULT_TABLE_SIZE`], [`ENTRY_OVERHEAD`], [`MAX_INT`]).
 //!
 //! # Motivation / Change / Result
 //!
@@ -46,10 +46,11 @@ use std::fmt;
 mod decoder;
 mod encoder;
 pub mod huffman;
-// The integer coding and the tables are the codec's internals. They are public only for the
-// naive twins in `wirelab_baselines` (which share the RFC's static table) and the RFC 7541
+// The integer coding and the static table are the codec's internals. They are public only for
+// the naive twins in `wirelab_baselines` (which share the RFC's static table) and the RFC 7541
 // Appendix C conformance test (integer examples): hidden from the documentation, not part of
-// the API.
+// the API. The dynamic table, which `Decoder::table` and `Encoder::table` show, is re-exported
+// below.
 #[doc(hidden)]
 pub mod integer;
 #[doc(hidden)]
@@ -59,7 +60,7 @@ pub use decoder::{DEFAULT_MAX_HEADER_LIST_SIZE, Decoder, DecoderConfig, HeaderLi
 pub use encoder::{Encoder, EncoderConfig, Header};
 pub use huffman::HuffmanError;
 pub use integer::MAX_INT;
-pub use table::{DEFAULT_TABLE_SIZE, ENTRY_OVERHEAD};
+pub use table::{DEFAULT_TABLE_SIZE, DynamicTable, ENTRY_OVERHEAD, Match};
 
 /// When string literals are Huffman-coded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
