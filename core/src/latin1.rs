@@ -232,9 +232,83 @@ fn encode_with_kernel(
         if let Some(n) = small_ascii(src, dst) {
             return n;
         }
-        return words_from(src, dst, (0, 0), map);
+        return short_chars(src, dst, map);
     }
-    portable(src, dst, map)
+    short(src, dst, map)
+}
+
+/// A string of 17 to 63 bytes that `dst` holds whole: one check and copy if it is all ASCII,
+/// else [`short_chars`]. Out of line, so that the entry's fast paths save no registers.
+#[inline(never)]
+fn short(src: &[u8], dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
+    match short_ascii(src, dst) {
+        Some(n) => n,
+        None => short_chars(src, dst, map),
+    }
+}
+
+/// Copies an all-ASCII `src` of 16 to 64 bytes into `dst` (which has room for it): checks
+/// every byte first with four 16-byte loads (at 0, 16, 32 and `len - 16`, each moved back to
+/// end by `len`, so they overlap), then stores them; `None` (nothing written) if `src` is not
+/// all ASCII.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn short_ascii(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    use std::arch::x86_64::{
+        __m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_storeu_si128,
+    };
+    let n = src.len();
+    assert!((16..=64).contains(&n) && n <= dst.len());
+    let at = |k: usize| (16 * k).min(n - 16);
+    // SAFETY: every load and store is of 16 bytes at `at(k) <= n - 16`, within `src` and
+    // `dst` (`n <= dst.len()`, asserted); `loadu` and `storeu` take any alignment; SSE2 is
+    // part of x86-64.
+    unsafe {
+        let w: [__m128i; 4] =
+            std::array::from_fn(|k| _mm_loadu_si128(src.as_ptr().add(at(k)).cast()));
+        let any = _mm_or_si128(_mm_or_si128(w[0], w[1]), _mm_or_si128(w[2], w[3]));
+        if _mm_movemask_epi8(any) != 0 {
+            return None;
+        }
+        for (k, word) in w.iter().enumerate() {
+            _mm_storeu_si128(dst.as_mut_ptr().add(at(k)).cast(), *word);
+        }
+    }
+    Some(n)
+}
+
+/// [`short_ascii`] elsewhere: a check, then one copy.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn short_ascii(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    src.is_ascii().then(|| {
+        dst[..src.len()].copy_from_slice(src);
+        src.len()
+    })
+}
+
+/// Narrows a short string (under 64 bytes) that `dst` holds whole, a char at a time: ASCII
+/// bytes as they are, and the two-byte sequences of U+0080..U+00FF (lead byte `0xC2` or
+/// `0xC3`) without decoding: the char's 8 bits are the lead's low 2 and the continuation's
+/// low 6. At the first char above U+00FF it hands over to [`words_from`] (in tail position,
+/// so that this loop calls nothing and saves no registers).
+#[inline(never)]
+fn short_chars(src: &[u8], dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
+    let (mut i, mut o) = (0, 0);
+    while i < src.len() && o < dst.len() {
+        let b = src[i];
+        if b < 0x80 {
+            dst[o] = b;
+            i += 1;
+        } else if b < 0xC4 {
+            dst[o] = (b << 6) | (src[i + 1] & 0x3F);
+            i += 2;
+        } else {
+            return words_from(src, dst, (i, o), map);
+        }
+        o += 1;
+    }
+    o
 }
 
 /// Goes on from `i` (a char boundary; `dst` holds `src[..i]`, all ASCII) with `kernel`, and
@@ -488,6 +562,29 @@ mod tests {
                 let n = encode_with_kernel(&s, &mut buf, |cp| cp as u8, kernel);
                 proptest::prop_assert_eq!(&buf[..n], &want[..n.min(want.len())], "{:?}", kernel);
                 proptest::prop_assert_eq!(n, cap.min(want.len()));
+                proptest::prop_assert!(buf[n..].iter().all(|&b| b == 0x55), "{:?}", kernel);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// Short strings (the word copies and the char loop under 64 bytes): every kernel
+        /// against the chars one by one, into a destination that holds them or more.
+        #[test]
+        fn short_strings_encode_like_the_chars(
+            chars in proptest::collection::vec(proptest::prop_oneof![
+                8 => 0x20u32..0x7F, 3 => 0x80u32..0x100, 1 => 0x100u32..0x800,
+                1 => 0x800u32..0xD800, 1 => 0x10000u32..0x110000], 0..64),
+            spare in 0usize..4,
+        ) {
+            let s: String = chars.iter().filter_map(|&c| char::from_u32(c)).collect();
+            let want: Vec<u8> = s.chars().map(|c| c as u8).collect();
+            for kernel in narrow::tests::kernels().into_iter().map(Some).chain([None]) {
+                let mut buf = vec![0x55u8; s.len() + spare];
+                let n = encode_with_kernel(&s, &mut buf, |cp| cp as u8, kernel);
+                proptest::prop_assert_eq!(&buf[..n], &want[..], "{:?}", kernel);
                 proptest::prop_assert!(buf[n..].iter().all(|&b| b == 0x55), "{:?}", kernel);
             }
         }
