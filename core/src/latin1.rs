@@ -12,8 +12,9 @@
 //!
 //! *Change.* The original change copied the string in bulk (`String.getBytes(0, len, dst, off)`,
 //! which keeps the low 8 bits of each char) into a fresh array, then into an existing buffer
-//! without any temporary. Here a short all-ASCII string is copied with two overlapping word
-//! moves. From 64 bytes on, a SIMD kernel narrows UTF-8 to Latin-1 many chars at a time
+//! without any temporary. Here an all-ASCII string of up to 64 bytes is checked and copied with
+//! overlapping word moves (no loop, no call), and shorter text with other chars is narrowed a
+//! char at a time, the chars of U+0080..U+00FF without decoding them. From 64 bytes on, a SIMD kernel narrows UTF-8 to Latin-1 many chars at a time
 //! (AVX-512 VBMI2: 64 bytes a step, `vpcompressb`; AVX2: 16 bytes a step, `pshufb`; the
 //! `narrow` submodule), copying all-ASCII runs 256 bytes per branch; a block holding a char
 //! above U+00FF goes char by char. Without those CPU features, an all-ASCII string is checked a
@@ -179,14 +180,16 @@ fn small_ascii(src: &[u8], dst: &mut [u8]) -> Option<usize> {
 /// The shared engine: narrows UTF-8 to one octet per char, mapping each char above U+00FF
 /// through `map`, stopping when `dst` is full. Returns the number of octets written.
 ///
-/// Paths: a short all-ASCII string is copied with overlapping word moves. Where `dst` holds
-/// every char of 64 bytes or more and the CPU has AVX2 or AVX-512, the string's ASCII start is
-/// copied a block at a time (all of an ASCII string, which then returns), and a SIMD kernel
-/// ([`narrow`]) narrows the rest many chars a step; blocks with chars above U+00FF go char by
-/// char. Below 64 bytes the kernel's set-up costs more than it saves. Without a kernel, a long
-/// all-ASCII string is one `copy_from_slice`. What remains continues a word (8 bytes) at a
-/// time, storing each word unconditionally and advancing past its ASCII bytes, so a short
-/// ASCII run between two accented letters costs a few instructions, not a call.
+/// Paths, where `dst` holds every char: an all-ASCII string of up to 64 bytes is checked and
+/// copied with overlapping word moves (16 bytes each from 17 bytes on); shorter text is
+/// narrowed a char at a time, the chars of U+0080..U+00FF without decoding. From 64 bytes, and
+/// with AVX2 or AVX-512, the string's ASCII start is copied a block at a time (all of an ASCII
+/// string, which then returns), and a SIMD kernel ([`narrow`]) narrows the rest many chars a
+/// step; blocks with chars above U+00FF go char by char. Below 64 bytes the kernel's set-up
+/// costs more than it saves. Without a kernel, a long all-ASCII string is one
+/// `copy_from_slice`. What remains (and a `dst` too short for every char) continues a word
+/// (8 bytes) at a time, storing each word unconditionally and advancing past its ASCII bytes,
+/// so a short ASCII run between two accented letters costs a few instructions, not a call.
 #[inline]
 fn encode_with(s: &str, dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
     match narrow::Kernel::detected() {
@@ -217,13 +220,8 @@ fn encode_with_kernel(
     kernel: Option<narrow::Kernel>,
 ) -> usize {
     let src = s.as_bytes();
-    if src.len() >= 64 && src.len() <= dst.len() {
-        let Some(kernel) = kernel else {
-            return portable(src, dst, map);
-        };
-        return kernel.copy_ascii_then(src, dst, |src, dst, ascii, kernel| {
-            narrow_from(src, dst, ascii, kernel, map)
-        });
+    if src.len() > 64 && src.len() <= dst.len() {
+        return long(src, dst, map, kernel);
     }
     if src.len() > dst.len() {
         return words_from(src, dst, (0, 0), map);
@@ -234,16 +232,40 @@ fn encode_with_kernel(
         }
         return short_chars(src, dst, map);
     }
-    short(src, dst, map)
+    short(src, dst, map, kernel)
 }
 
-/// A string of 17 to 63 bytes that `dst` holds whole: one check and copy if it is all ASCII,
-/// else [`short_chars`]. Out of line, so that the entry's fast paths save no registers.
+/// A string of 64 bytes or more that `dst` holds whole: the kernel's ASCII copy, then
+/// [`narrow_from`]; without a kernel, [`portable`].
+#[inline(always)]
+fn long(
+    src: &[u8],
+    dst: &mut [u8],
+    map: impl Fn(u32) -> u8,
+    kernel: Option<narrow::Kernel>,
+) -> usize {
+    let Some(kernel) = kernel else {
+        return portable(src, dst, map);
+    };
+    kernel.copy_ascii_then(src, dst, |src, dst, ascii, kernel| {
+        narrow_from(src, dst, ascii, kernel, map)
+    })
+}
+
+/// A string of 17 to 64 bytes that `dst` holds whole: one check and copy if it is all ASCII,
+/// else [`short_chars`] (at 64 bytes, [`long`]). Out of line, so that the entry's fast paths
+/// save no registers.
 #[inline(never)]
-fn short(src: &[u8], dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
+fn short(
+    src: &[u8],
+    dst: &mut [u8],
+    map: impl Fn(u32) -> u8,
+    kernel: Option<narrow::Kernel>,
+) -> usize {
     match short_ascii(src, dst) {
         Some(n) => n,
-        None => short_chars(src, dst, map),
+        None if src.len() < 64 => short_chars(src, dst, map),
+        None => long(src, dst, map, kernel),
     }
 }
 
@@ -325,6 +347,10 @@ fn narrow_from(
     let (mut i, mut o) = (i, i);
     while kernel.run(src, dst, &mut i, &mut o) == narrow::Stop::Wide {
         (i, o) = chars_until(src, dst, (i, o), i + narrow::BLOCK_LIMIT, &map);
+    }
+    if i == src.len() {
+        // The AVX-512 kernel ends with a masked block: nothing is left.
+        return o;
     }
     // What a kernel leaves near the end (AVX2: up to 48 bytes) is usually ASCII: one copy,
     // which also covers the stray bytes of its last store.
