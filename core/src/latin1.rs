@@ -230,9 +230,26 @@ fn encode_with_kernel(
         if let Some(n) = small_ascii(src, dst) {
             return n;
         }
-        return short_chars(src, dst, map);
+        return short_text(src, dst, map, kernel);
     }
     short(src, dst, map, kernel)
+}
+
+/// Text under 64 bytes with a char above U+007F, which `dst` holds whole: one masked block of
+/// the AVX-512 kernel, or [`short_chars`] (the AVX2 kernel's set-up costs more than it saves
+/// below 64 bytes).
+#[inline(always)]
+fn short_text(
+    src: &[u8],
+    dst: &mut [u8],
+    map: impl Fn(u32) -> u8,
+    kernel: Option<narrow::Kernel>,
+) -> usize {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        Some(kernel @ narrow::Kernel::Avx512) => narrow_from(src, dst, 0, kernel, map),
+        _ => short_chars(src, dst, map),
+    }
 }
 
 /// A string of 64 bytes or more that `dst` holds whole: the kernel's ASCII copy, then
@@ -253,7 +270,7 @@ fn long(
 }
 
 /// A string of 17 to 64 bytes that `dst` holds whole: one check and copy if it is all ASCII,
-/// else [`short_chars`] (at 64 bytes, [`long`]). Out of line, so that the entry's fast paths
+/// else [`short_text`] (at 64 bytes, [`long`]). Out of line, so that the entry's fast paths
 /// save no registers.
 #[inline(never)]
 fn short(
@@ -264,7 +281,7 @@ fn short(
 ) -> usize {
     match short_ascii(src, dst) {
         Some(n) => n,
-        None if src.len() < 64 => short_chars(src, dst, map),
+        None if src.len() < 64 => short_text(src, dst, map, kernel),
         None => long(src, dst, map, kernel),
     }
 }
