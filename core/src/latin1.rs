@@ -13,8 +13,9 @@
 //! *Change.* The original change copied the string in bulk (`String.getBytes(0, len, dst, off)`,
 //! which keeps the low 8 bits of each char) into a fresh array, then into an existing buffer
 //! without any temporary. Here an all-ASCII string of up to 64 bytes is checked and copied with
-//! overlapping word moves (no loop, no call), and shorter text with other chars is narrowed a
-//! char at a time, the chars of U+0080..U+00FF without decoding them. From 64 bytes on, a SIMD kernel narrows UTF-8 to Latin-1 many chars at a time
+//! overlapping word moves (no loop, no call); shorter text with other chars is one masked block
+//! of the AVX-512 kernel, or else narrowed a char at a time, the chars of U+0080..U+00FF without
+//! decoding them. From 64 bytes on, a SIMD kernel narrows UTF-8 to Latin-1 many chars at a time
 //! (AVX-512 VBMI2: 64 bytes a step, `vpcompressb`; AVX2: 16 bytes a step, `pshufb`; the
 //! `narrow` submodule), copying all-ASCII runs 256 bytes per branch; a block holding a char
 //! above U+00FF goes char by char. Without those CPU features, an all-ASCII string is checked a
@@ -181,12 +182,13 @@ fn small_ascii(src: &[u8], dst: &mut [u8]) -> Option<usize> {
 /// through `map`, stopping when `dst` is full. Returns the number of octets written.
 ///
 /// Paths, where `dst` holds every char: an all-ASCII string of up to 64 bytes is checked and
-/// copied with overlapping word moves (16 bytes each from 17 bytes on); shorter text is
-/// narrowed a char at a time, the chars of U+0080..U+00FF without decoding. From 64 bytes, and
-/// with AVX2 or AVX-512, the string's ASCII start is copied a block at a time (all of an ASCII
-/// string, which then returns), and a SIMD kernel ([`narrow`]) narrows the rest many chars a
-/// step; blocks with chars above U+00FF go char by char. Below 64 bytes the kernel's set-up
-/// costs more than it saves. Without a kernel, a long all-ASCII string is one
+/// copied with overlapping word moves (16 bytes each from 17 bytes on); shorter text is one
+/// masked block of the AVX-512 kernel, or else narrowed a char at a time, the chars of
+/// U+0080..U+00FF without decoding ([`short_text`]). From 64 bytes, and with AVX2 or AVX-512,
+/// the string's ASCII start is copied a block at a time (all of an ASCII string, which then
+/// returns), and a SIMD kernel ([`narrow`]) narrows the rest many chars a step; blocks with
+/// chars above U+00FF go char by char. Below 64 bytes the AVX2 kernel's set-up costs more than
+/// it saves. Without a kernel, a long all-ASCII string is one
 /// `copy_from_slice`. What remains (and a `dst` too short for every char) continues a word
 /// (8 bytes) at a time, storing each word unconditionally and advancing past its ASCII bytes,
 /// so a short ASCII run between two accented letters costs a few instructions, not a call.
