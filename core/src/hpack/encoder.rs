@@ -297,10 +297,12 @@ impl Encoder {
 
     #[inline]
     fn string(&mut self, s: &[u8]) {
-        let huffman_len = match self.huffman {
+        let mode = self.huffman;
+        let huffman_len = match mode {
             HuffmanMode::Never => None,
             HuffmanMode::Always => Some(huffman::encoded_len(s)),
-            HuffmanMode::Auto => Some(huffman::encoded_len(s)).filter(|&n| n < s.len()),
+            HuffmanMode::Auto if self.huffman_shorter(s) => return,
+            HuffmanMode::Auto => None,
         };
         match huffman_len {
             Some(n) => {
@@ -311,6 +313,39 @@ impl Encoder {
             None => {
                 integer::encode(&mut self.out, s.len(), 7, 0x00);
                 self.out.put_slice(s);
+            }
+        }
+    }
+
+    /// Writes `s` Huffman-coded with its length prefix if that is strictly shorter than `s`
+    /// and the prefix is one octet (an encoding under 127 octets), in one pass: the encoding
+    /// goes into room for `s.len() - 1` octets after a placeholder prefix, and gives up as
+    /// soon as it does not fit. Otherwise writes nothing and returns false (the caller then
+    /// counts, or writes `s` raw).
+    #[inline]
+    fn huffman_shorter(&mut self, s: &[u8]) -> bool {
+        if s.is_empty() {
+            return false;
+        }
+        let start = self.out.len();
+        let room = self.out.put_zeroed(s.len());
+        match huffman::encode_within(s, &mut room[1..]) {
+            Some(n) if n < 127 => {
+                room[0] = 0x80 | n as u8;
+                self.out.truncate(start + 1 + n);
+                true
+            }
+            Some(n) => {
+                // A prefix of two or more octets: write it and the encoding afresh.
+                self.out.truncate(start);
+                integer::encode(&mut self.out, n, 7, 0x80);
+                huffman::encode_into(s, self.out.put_zeroed(n))
+                    .expect("encode_within gave the length");
+                true
+            }
+            None => {
+                self.out.truncate(start);
+                false
             }
         }
     }
