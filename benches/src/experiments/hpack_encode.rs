@@ -58,7 +58,7 @@ beyond the handed-over block.",
         headline: "browser-default",
         result: Some("octets of header blocks produced per run"),
         equivalence: Some(decode_framed),
-        dispatch: &[("optimized", &["huffman encoded_len", "huffman encode"])],
+        dispatch: &[("optimized", &["huffman encoded_len"])],
         ..Meta::DEFAULT
     },
     variants: &[

@@ -23,7 +23,7 @@ pub static EXPERIMENT: Ladder<Text> = Ladder {
         notes: "Encode alone: one string, length computed and coded. The naive variant gets the \
 string as text (each octet as a char U+0000..U+00FF), as the original coder did.",
         headline: "user-agent",
-        dispatch: &[("optimized", &["huffman encoded_len", "huffman encode"])],
+        dispatch: &[("optimized", &["huffman encoded_len"])],
         ..Meta::DEFAULT
     },
     variants: &[
