@@ -317,11 +317,12 @@ impl Encoder {
         }
     }
 
-    /// Writes `s` Huffman-coded with its length prefix if that is strictly shorter than `s`
-    /// and the prefix is one octet (an encoding under 127 octets), in one pass: the encoding
-    /// goes into room for `s.len() - 1` octets after a placeholder prefix, and gives up as
-    /// soon as it does not fit. Otherwise writes nothing and returns false (the caller then
-    /// counts, or writes `s` raw).
+    /// Writes `s` Huffman-coded with its length prefix and returns true if the code is
+    /// strictly shorter than `s`, in one pass: the code goes into room for `s.len() - 1`
+    /// octets after a one-octet placeholder prefix and gives up as soon as it does not fit. A
+    /// code of 127 octets or more needs a longer prefix, so it is written again after that.
+    /// Returns false, having written nothing, when the code is not shorter (the caller then
+    /// writes `s` raw).
     #[inline]
     fn huffman_shorter(&mut self, s: &[u8]) -> bool {
         if s.is_empty() {

@@ -13,8 +13,10 @@
 //! stream with an unsynchronized `ByteStringOutputStream` whose buffer the coder writes into
 //! directly, and handed the block over without a copy. Here: headers given as `&str` are
 //! converted to octets once ([`crate::latin1`]); strings are Huffman-coded straight into a range
-//! reserved in a [`BlockWriter`](crate::block::BlockWriter); the block is handed over as
-//! `Bytes`. The decoder uses a multi-symbol Huffman table and decodes into a reused scratch
+//! reserved in a [`BlockWriter`](crate::block::BlockWriter), and in the default mode (Huffman
+//! only when shorter) in one pass, without counting the code's length first: the code goes
+//! into room for one octet less than the string and gives up when it does not fit; the block
+//! is handed over as `Bytes`. The decoder uses a multi-symbol Huffman table and decodes into a reused scratch
 //! buffer, calling back with borrowed slices.
 //!
 //! *Result.* The original measured 9619 / 3644 / 3522 ns (default mode), 9573 / 3819 / 3569 ns
