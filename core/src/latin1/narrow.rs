@@ -9,9 +9,12 @@
 //! * AVX-512 (VBMI2): 64 bytes a step; `vpcompressb` packs them, masked loads and stores
 //!   handle the end exactly, so the whole string goes through the kernel.
 //! * AVX2 (the common denominator; also what runs under valgrind, which hides AVX-512): 16 bytes
-//!   a step, packed as two halves of 8 with `pshufb` and a 2 KiB table; its 8-byte stores run
-//!   past the packed octets, so it stops 48 bytes before the end and the caller's scalar loop,
-//!   which writes at least 8 more octets, overwrites them.
+//!   a step, packed as two halves of 8 with `pshufb` and a 2 KiB table. The main loop's 8-byte
+//!   stores run past the packed octets, so it stops 48 bytes before the end; the rest goes 16
+//!   bytes a step with exact stores (the first and the last 8 packed octets, each by its own
+//!   shuffle), the last block read as the string's last 16 bytes, or as two overlapping words
+//!   when the string is shorter, with the lanes already done masked off. Short text (from 20
+//!   bytes) goes straight to those exact blocks.
 //!
 //! A step whose bytes include a lead of a char above U+00FF (`>= 0xC4`) is not narrowed: the
 //! kernel stops in front of it and the caller maps that block's chars one at a time.
@@ -125,6 +128,34 @@ impl Kernel {
             // SAFETY: as above.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { x86::copy_ascii_then_avx2(src, dst, rest) },
+        }
+    }
+
+    /// Narrows a short `src` (at most 64 bytes; longer ones work, 16 bytes a step) into `dst`
+    /// with the AVX2 kernel's exact blocks, in one call: the number of octets written, or
+    /// where it stopped, in front of a block with a char above U+00FF (a char boundary, and
+    /// the octets written up to it).
+    ///
+    /// # Panics
+    ///
+    /// If `dst` is shorter than `src` (it must hold every char), or the kernel is not AVX2.
+    #[inline]
+    pub(super) fn short(self, src: &[u8], dst: &mut [u8]) -> Result<usize, (usize, usize)> {
+        assert!(dst.len() >= src.len());
+        match self {
+            // SAFETY: `detect` found the features the kernel is compiled for, and the
+            // assertion above is what it requires of its arguments.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => {
+                let (mut i, mut o) = (0, 0);
+                // SAFETY: as above.
+                match unsafe { x86::narrow_avx2(src, dst, &mut i, &mut o) } {
+                    Stop::End => Ok(o),
+                    Stop::Wide => Err((i, o)),
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unreachable!("the AVX-512 kernel takes short text whole"),
         }
     }
 
@@ -519,10 +550,153 @@ mod x86 {
             }
             (*i, before) = (*i + 16, cur);
         }
-        if *i < len {
-            resume_at_char(src, i);
+        // SAFETY: the contract; `before` holds the byte before `*i` in its last lane.
+        unsafe { narrow_tail_avx2(src, dst, i, o, before) }
+    }
+
+    /// The AVX2 kernel's last bytes, `src[*i..]`, with exact stores (nothing is written past
+    /// the packed octets): blocks of 16 while more than 16 bytes are left, then one last
+    /// block read as the last 16 bytes of `src` (built from two overlapping words when `src`
+    /// is shorter), only its lanes from `*i` on kept. `before` holds the byte before `*i` in
+    /// its last lane (zero at a char boundary: a char never ends with a lead byte).
+    ///
+    /// # Safety
+    ///
+    /// As [`narrow_avx2`].
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn narrow_tail_avx2(
+        src: &[u8],
+        dst: &mut [u8],
+        i: &mut usize,
+        o: &mut usize,
+        mut before: __m128i,
+    ) -> Stop {
+        let (len, s, d) = (src.len(), src.as_ptr(), dst.as_mut_ptr());
+        // Bounds: every block read is within src; a block's store of `count` octets at *o
+        // ends at most at *o + (len - *i) <= len <= dst.len(), as the output is never longer
+        // than its input.
+        while *i + 16 < len {
+            // SAFETY: *i + 16 < len.
+            let cur = unsafe { _mm_loadu_si128(s.add(*i).cast()) };
+            let Some((value, keep)) = pack16(cur, before, 0xFFFF) else {
+                return stop_wide(src, i);
+            };
+            // SAFETY: the bounds above.
+            unsafe { store_packed(d.add(*o), value, keep) };
+            (*i, *o, before) = (*i + 16, *o + keep.count_ones() as usize, cur);
         }
+        if *i == len {
+            return Stop::End;
+        }
+        // SAFETY: `last_block` reads only src[..len].
+        let (cur, lanes) = unsafe { last_block(s, len, *i) };
+        let Some((value, keep)) = pack16(cur, before, lanes) else {
+            return stop_wide(src, i);
+        };
+        // SAFETY: the bounds above.
+        unsafe { store_packed(d.add(*o), value, keep) };
+        (*i, *o) = (len, *o + keep.count_ones() as usize);
         Stop::End
+    }
+
+    /// One block of 16 bytes (those of `lanes` taken; before each, the byte before it: lane
+    /// 0's is `before`'s last), ready to pack: the octets of its chars where the continuation
+    /// bytes are, and which lanes to keep (not the leads); `None` if a lane taken holds a char
+    /// above U+00FF (see [`pack_block`]).
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    fn pack16(cur: __m128i, before: __m128i, lanes: u32) -> Option<(__m128i, u32)> {
+        // cur - 0x44, saturating, has its top bit set exactly where cur >= 0xC4.
+        let wide = _mm_movemask_epi8(_mm_subs_epu8(cur, _mm_set1_epi8(0x44))) as u32;
+        if wide & lanes != 0 {
+            return None;
+        }
+        let c0 = _mm_set1_epi8(0xC0u8 as i8);
+        let lead = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(cur, c0), c0)) as u32;
+        let c3 = _mm_set1_epi8(0xC3u8 as i8);
+        let after_c3 = _mm_cmpeq_epi8(_mm_alignr_epi8(cur, before, 15), c3);
+        let value = _mm_add_epi8(cur, _mm_and_si128(after_c3, _mm_set1_epi8(0x40)));
+        Some((value, lanes & !lead))
+    }
+
+    /// The last block: lanes holding `s[i..len]` (`i < len`), and which they are. From 16
+    /// bytes on, the last 16 bytes of `s` (the lanes before those of `s[i..]` hold the bytes
+    /// before them); below, two overlapping words at 0 and `len - 8` (or `len - 4`), each
+    /// lane after a byte it follows in `s` where it is taken.
+    ///
+    /// # Safety
+    ///
+    /// `s` is valid for reads of `len` bytes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn last_block(s: *const u8, len: usize, i: usize) -> (__m128i, u32) {
+        // The lanes of a word at 0 and a word of `w` bytes ending at `len` (lanes w..2w) that
+        // hold bytes from `i` on.
+        let two = |w: usize| {
+            let first = (0xFF >> (8 - w)) & (0xFF << i.min(w)) & 0xFF;
+            let second = (0xFF >> (8 - w)) & (0xFF << (i.max(w) + w - len)) & 0xFF;
+            first | second << w
+        };
+        // SAFETY: every read is within s[..len] (the contract).
+        unsafe {
+            if len >= 16 {
+                let cur = _mm_loadu_si128(s.add(len - 16).cast());
+                (cur, 0xFFFF << (16 - (len - i)) & 0xFFFF)
+            } else if len >= 8 {
+                let lo = _mm_loadl_epi64(s.cast());
+                let cur =
+                    _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(lo), s.add(len - 8).cast()));
+                (cur, two(8))
+            } else if len >= 4 {
+                let pair = u64::from(s.cast::<u32>().read_unaligned())
+                    | u64::from(s.add(len - 4).cast::<u32>().read_unaligned()) << 32;
+                (_mm_cvtsi64_si128(pair as i64), two(4))
+            } else {
+                let bytes = (0..len).fold(0u64, |w, k| w | u64::from(*s.add(k)) << (8 * k));
+                (
+                    _mm_cvtsi64_si128(bytes as i64),
+                    (0x7 >> (3 - len)) & (0x7 << i) & 0x7,
+                )
+            }
+        }
+    }
+
+    /// Packs the lanes of `keep` of `value` to `d` and writes nothing after them: the first
+    /// and the last 8 (or 4) of them, each by its own shuffle.
+    ///
+    /// # Safety
+    ///
+    /// `d` is valid for writes of `keep.count_ones()` bytes.
+    #[inline]
+    #[target_feature(enable = "avx2,popcnt")]
+    unsafe fn store_packed(d: *mut u8, value: __m128i, keep: u32) {
+        let (lo, hi) = ((keep & 0xFF) as usize, (keep >> 8 & 0xFF) as usize);
+        // The shuffle's indices: the low half's kept lanes, then (from where they end) the
+        // high half's, 8 added. PACK pads a row with zeros, so the OR leaves the first ones
+        // alone; indices after the last kept lane are stray and not stored.
+        let lo_idx = u64::from_le_bytes(PACK[lo]);
+        let hi_idx = u64::from_le_bytes(PACK[hi]) + 0x0808_0808_0808_0808;
+        let idx = u128::from(lo_idx) | u128::from(hi_idx) << (8 * lo.count_ones());
+        let n = keep.count_ones() as usize;
+        let at = |k: usize| _mm_shuffle_epi8(value, _mm_cvtsi64_si128((idx >> (8 * k)) as i64));
+        // SAFETY: every store is within d[..n] (the contract).
+        unsafe {
+            if n >= 8 {
+                _mm_storel_epi64(d.cast(), at(0));
+                _mm_storel_epi64(d.add(n - 8).cast(), at(n - 8));
+            } else if n >= 4 {
+                d.cast::<i32>().write_unaligned(_mm_cvtsi128_si32(at(0)));
+                d.add(n - 4)
+                    .cast::<i32>()
+                    .write_unaligned(_mm_cvtsi128_si32(at(n - 4)));
+            } else {
+                let word = _mm_cvtsi128_si32(at(0)) as u32;
+                for k in 0..n {
+                    *d.add(k) = (word >> (8 * k)) as u8;
+                }
+            }
+        }
     }
 
     /// Stops in front of the block at `*i` (see [`resume_at_char`]).
@@ -581,13 +755,13 @@ pub(super) mod tests {
             "{kernel:?} wrote before {o0}"
         );
         match stop {
-            Stop::End => match kernel {
-                #[cfg(target_arch = "x86_64")]
-                Kernel::Avx512 => assert_eq!(i, src.len()),
-                #[cfg(target_arch = "x86_64")]
-                // Within 48 bytes of the end, or one less where it backed up to a lead.
-                Kernel::Avx2 => assert!(i + 49 > src.len()),
-            },
+            Stop::End => {
+                assert_eq!(i, src.len(), "{kernel:?} ended early");
+                assert!(
+                    dst[o..].iter().all(|&b| b == 0x55),
+                    "{kernel:?} wrote past {o}"
+                );
+            }
             Stop::Wide => {
                 // The block it stopped in front of (one more byte if it backed up to a lead).
                 let block = &src[i..(i + BLOCK_LIMIT + 1).min(src.len())];
@@ -672,6 +846,25 @@ pub(super) mod tests {
                         }
                         assert_eq!(&dst[..n], &s.as_bytes()[..n], "{k:?} {len} at {offset}");
                     }
+                }
+            }
+        }
+    }
+
+    /// The exact last block at every length under 80 bytes (under 16 it is built from words):
+    /// a two-byte char at every position, from every char boundary before it; and text of
+    /// two-byte chars with one above U+00FF at every position.
+    #[test]
+    fn every_short_length_and_position() {
+        for k in kernels() {
+            for len in 1..80 {
+                for at in 0..len {
+                    let s = format!("{}é{}", "x".repeat(at), "y".repeat(len - at - 1));
+                    for start in (0..=at).chain([at + 2]) {
+                        check(k, &s, start);
+                    }
+                    let s = format!("{}Ā{}", "é".repeat(at / 2), "ü".repeat(len - at));
+                    check(k, &s, 0);
                 }
             }
         }
