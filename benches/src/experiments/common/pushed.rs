@@ -99,6 +99,43 @@ pub fn flate2_stream(p: &Pushed) -> Option<Runner> {
     }))
 }
 
+/// flate2 `Decompress::decompress` fed each piece as it arrives (a slice of the piece, not a
+/// copy), into one reused 64 KiB buffer (zlib and raw deflate): a streaming inflater given the
+/// input in the same pieces as the decoders.
+pub fn flate2_pieces(p: &Pushed) -> Option<Runner> {
+    if !matches!(p.format, Format::Zlib | Format::Raw) {
+        return None;
+    }
+    let format = p.format;
+    let mut out = vec![0u8; 64 << 10];
+    on_copy(p, move |p, sink| {
+        let mut d = flate2::Decompress::new(format == Format::Zlib);
+        let mut n = 0u64;
+        for piece in p.pieces.iter() {
+            let mut at = 0;
+            loop {
+                let (in0, out0) = (d.total_in(), d.total_out());
+                let st = d
+                    .decompress(&piece[at..], &mut out, flate2::FlushDecompress::None)
+                    .expect("valid stream");
+                let consumed = (d.total_in() - in0) as usize;
+                let produced = (d.total_out() - out0) as usize;
+                at += consumed;
+                sink.emit(&out[..produced]);
+                n += produced as u64;
+                if st == flate2::Status::StreamEnd {
+                    return n;
+                }
+                if produced < out.len() && (at == piece.len() || consumed + produced == 0) {
+                    // Room left over: the inflater wants the next piece.
+                    break;
+                }
+            }
+        }
+        panic!("the stream did not end")
+    })
+}
+
 /// flate2's `GzDecoder` over a reader of the pieces (gzip only).
 pub fn flate2_gz(p: &Pushed) -> Option<Runner> {
     gz_reader(p, false)
