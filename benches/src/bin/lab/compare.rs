@@ -29,7 +29,8 @@ pub struct Args {
     base: String,
     /// NEW (a git revision or saved name; default: the working tree, uncommitted changes
     /// included), then the selection (EXP[/WORKLOAD[/VARIANT]]; everything when none given).
-    /// A first word that is a valid selection is taken as the selection.
+    /// A first word that is a valid selection is taken as the selection; one that also names a
+    /// git revision or saved run is refused (`EXP,` says the selection).
     rest: Vec<String>,
     #[command(flatten)]
     metrics: Metrics,
@@ -287,15 +288,33 @@ fn selection_args(sel: &Selection) -> Vec<String> {
 }
 
 /// Splits the positional words after BASE into NEW (when the first is not a selection) and the
-/// selection.
+/// selection. A first word that is both (an experiment with a branch, tag or saved run of the
+/// same name) is refused, with the two ways to say which is meant.
 fn split_rest(rest: &[String]) -> Result<(Option<&str>, Selection)> {
     match rest.split_first() {
         Some((first, tail)) if Selection::parse(std::slice::from_ref(first)).is_err() => Ok((
             Some(first.as_str()),
             Selection::parse(tail).map_err(anyhow::Error::msg)?,
         )),
+        Some((first, _)) if names_a_revision(first) => bail!(
+            "`{first}` is both a selection and a git revision or saved run: write the revision \
+             as its commit (`git rev-parse {first}`) or `refs/heads/{first}`, or the selection \
+             with a trailing comma (`{first},`)"
+        ),
         _ => Ok((None, Selection::parse(rest).map_err(anyhow::Error::msg)?)),
     }
+}
+
+/// Whether `word` names a saved run or a git commit (what [`Revision::resolve`] accepts).
+fn names_a_revision(word: &str) -> bool {
+    saved_dir(word).is_dir()
+        || git(&[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{word}^{{commit}}"),
+        ])
+        .is_some()
 }
 
 /// Runs the comparison.
