@@ -1,9 +1,10 @@
 //! CRC-32 folding whose state outlives a call: 16 streams of 16 octets, four chunks of 64,
 //! each chunk folded forward by 256 octets with carry-less multiplication (PCLMULQDQ, or
-//! VPCLMULQDQ over 512-bit registers with AVX-512), and collapsed to a CRC only when one is
-//! asked for. A fragment is folded in 64-octet chunks into the chunk of streams its position
-//! falls on (the phase), so a fragment of whole chunks is folded in place, whatever its length;
-//! only the octets of an incomplete chunk wait in a small buffer.
+//! VPCLMULQDQ over 512-bit registers with AVX-512, or over 256-bit ones with AVX2), and
+//! collapsed to a CRC only when one is asked for. A fragment is folded in 64-octet chunks into
+//! the chunk of streams its position falls on (the phase), so a fragment of whole chunks is
+//! folded in place, whatever its length; only the octets of an incomplete chunk wait in a small
+//! buffer.
 //!
 //! The method is the one of Gopal et al., "Fast CRC computation for generic polynomials using
 //! PCLMULQDQ instruction" (Intel, 2009), for the bit-reflected gzip polynomial: a stream's 128
@@ -13,10 +14,11 @@
 //! rope of short fragments cost about what one contiguous buffer costs.
 
 use std::arch::x86_64::{
-    __m128i, __m512i, _mm_and_si128, _mm_clmulepi64_si128, _mm_extract_epi32, _mm_loadu_si128,
-    _mm_set_epi32, _mm_set_epi64x, _mm_srli_si128, _mm_storeu_si128, _mm_xor_si128,
-    _mm512_clmulepi64_epi128, _mm512_loadu_si512, _mm512_set_epi64, _mm512_storeu_si512,
-    _mm512_ternarylogic_epi64,
+    __m128i, __m256i, __m512i, _mm_and_si128, _mm_clmulepi64_si128, _mm_extract_epi32,
+    _mm_loadu_si128, _mm_set_epi32, _mm_set_epi64x, _mm_srli_si128, _mm_storeu_si128,
+    _mm_xor_si128, _mm256_clmulepi64_epi128, _mm256_loadu_si256, _mm256_set_epi64x,
+    _mm256_storeu_si256, _mm256_xor_si256, _mm512_clmulepi64_epi128, _mm512_loadu_si512,
+    _mm512_set_epi64, _mm512_storeu_si512, _mm512_ternarylogic_epi64,
 };
 
 /// Octets folded per round: 16 streams of 16 octets.
@@ -41,6 +43,9 @@ const U_PRIME: i64 = 0x1_F701_1641;
 pub(super) enum Kernel {
     /// VPCLMULQDQ over four 512-bit registers (four streams per multiply).
     Avx512,
+    /// VPCLMULQDQ over eight 256-bit registers (two streams per multiply), for CPUs with
+    /// VPCLMULQDQ and AVX2 but not AVX-512 (AMD Zen 3).
+    Avx2,
     /// PCLMULQDQ over sixteen 128-bit registers.
     Pclmul,
 }
@@ -55,6 +60,11 @@ impl Kernel {
                 && std::arch::is_x86_feature_detected!("vpclmulqdq")
             {
                 return Some(Kernel::Avx512);
+            }
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("vpclmulqdq")
+            {
+                return Some(Kernel::Avx2);
             }
             return Some(Kernel::Pclmul);
         }
@@ -89,6 +99,7 @@ impl Streams {
         unsafe {
             match kernel {
                 Kernel::Avx512 => fold_avx512(&mut self.0, phase, chunks),
+                Kernel::Avx2 => fold_avx2(&mut self.0, phase, chunks),
                 Kernel::Pclmul => fold_pclmul(&mut self.0, phase, chunks),
             }
         }
@@ -168,7 +179,7 @@ impl Folding {
             // SAFETY: `kernel` comes from `Kernel::detect`, which returns `Avx512` only once
             // the CPU has AVX-512F and VPCLMULQDQ, the features `fold_rope_avx512` enables.
             Kernel::Avx512 => unsafe { fold_rope_avx512(self, pieces) },
-            Kernel::Pclmul => pieces.for_each(|piece| self.update(piece)),
+            Kernel::Avx2 | Kernel::Pclmul => pieces.for_each(|piece| self.update(piece)),
         }
     }
 
@@ -228,6 +239,15 @@ fn fold128(a: __m128i, b: __m128i, k: __m128i) -> __m128i {
     let low = _mm_clmulepi64_si128(a, k, 0x00);
     let high = _mm_clmulepi64_si128(a, k, 0x11);
     _mm_xor_si128(_mm_xor_si128(low, high), b)
+}
+
+/// `a` moved forward by the distance of `k` and added to `b`, two streams at once.
+#[target_feature(enable = "avx2,vpclmulqdq")]
+#[inline]
+fn fold256(a: __m256i, b: __m256i, k: __m256i) -> __m256i {
+    let low = _mm256_clmulepi64_epi128(a, k, 0x00);
+    let high = _mm256_clmulepi64_epi128(a, k, 0x11);
+    _mm256_xor_si256(_mm256_xor_si256(low, high), b)
 }
 
 /// `a` moved forward by the distance of `k` and added to `b`, four streams at once.
@@ -298,6 +318,34 @@ impl Lanes for __m128i {
     unsafe fn fold(self, b: Self, k: Self) -> Self {
         // SAFETY: PCLMULQDQ and SSE4.1 are enabled (the trait's contract).
         unsafe { fold128(self, b, k) }
+    }
+}
+
+impl Lanes for __m256i {
+    const BYTES: usize = 32;
+    #[inline(always)]
+    unsafe fn k_2048() -> Self {
+        // SAFETY: AVX is enabled (the trait's contract: AVX2).
+        unsafe { _mm256_set_epi64x(K_2048_HIGH, K_2048_LOW, K_2048_HIGH, K_2048_LOW) }
+    }
+    #[inline(always)]
+    unsafe fn load(block: &[u8], at: usize) -> Self {
+        debug_assert!(at + 32 <= block.len());
+        // SAFETY: in bounds (the caller's promise); `loadu` takes any alignment; AVX is
+        // enabled (the trait's contract).
+        unsafe { _mm256_loadu_si256(block.as_ptr().add(at).cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, block: &mut [u8], at: usize) {
+        debug_assert!(at + 32 <= block.len());
+        // SAFETY: in bounds (the caller's promise); `storeu` takes any alignment; AVX is
+        // enabled (the trait's contract).
+        unsafe { _mm256_storeu_si256(block.as_mut_ptr().add(at).cast(), self) }
+    }
+    #[inline(always)]
+    unsafe fn fold(self, b: Self, k: Self) -> Self {
+        // SAFETY: AVX2 and VPCLMULQDQ are enabled (the trait's contract).
+        unsafe { fold256(self, b, k) }
     }
 }
 
@@ -406,6 +454,15 @@ fn fold_pclmul(streams: &mut [u8; BLOCK], phase: usize, chunks: &[u8]) -> usize 
     unsafe { fold_chunks::<__m128i, 16>(streams, phase, chunks) }
 }
 
+/// [`fold_chunks`] with VPCLMULQDQ over eight 256-bit registers (two streams per multiply).
+/// Sixteen 128-bit streams and the constant do not fit the sixteen vector registers, so
+/// [`fold_pclmul`]'s loop keeps some of them on the stack; eight of 256 bits do fit.
+#[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse4.1")]
+fn fold_avx2(streams: &mut [u8; BLOCK], phase: usize, chunks: &[u8]) -> usize {
+    // SAFETY: this function enables the features of `__m256i`'s `Lanes`; 8 * 32 = 256.
+    unsafe { fold_chunks::<__m256i, 8>(streams, phase, chunks) }
+}
+
 /// [`fold_chunks`] with VPCLMULQDQ over four 512-bit registers (four streams per multiply).
 #[target_feature(enable = "avx512f,vpclmulqdq,pclmulqdq,sse4.1")]
 fn fold_avx512(streams: &mut [u8; BLOCK], phase: usize, chunks: &[u8]) -> usize {
@@ -499,7 +556,8 @@ mod tests {
 
     fn kernels() -> Vec<Kernel> {
         match Kernel::detect() {
-            Some(Kernel::Avx512) => vec![Kernel::Avx512, Kernel::Pclmul],
+            Some(Kernel::Avx512) => vec![Kernel::Avx512, Kernel::Avx2, Kernel::Pclmul],
+            Some(Kernel::Avx2) => vec![Kernel::Avx2, Kernel::Pclmul],
             Some(Kernel::Pclmul) => vec![Kernel::Pclmul],
             None => vec![],
         }

@@ -93,12 +93,14 @@ pub trait PushDecoder {
 }
 
 /// The CRC-32 folding kernel this CPU gets (only with the `lab` feature): `vpclmulqdq-avx512`,
-/// `pclmulqdq`, or `crc32fast` (no carry-less multiply: crc32fast does the work).
+/// `vpclmulqdq-avx2`, `pclmulqdq`, or `crc32fast` (no carry-less multiply: crc32fast does the
+/// work).
 #[cfg(feature = "lab")]
 pub fn crc_kernel() -> (&'static str, &'static str) {
     #[cfg(target_arch = "x86_64")]
     let kernel = match fold::Kernel::detect() {
         Some(fold::Kernel::Avx512) => "vpclmulqdq-avx512",
+        Some(fold::Kernel::Avx2) => "vpclmulqdq-avx2",
         Some(fold::Kernel::Pclmul) => "pclmulqdq",
         None => "crc32fast",
     };
