@@ -6,17 +6,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+
 /// A scratch workspace holding a copy of the committed reports and README (what `bench` may
 /// rewrite), so that a failure of the guard cannot touch the real ones.
 fn scratch_workspace() -> tempfile::TempDir {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("benches")).unwrap();
-    std::fs::copy(
-        root.join("benches/Cargo.toml"),
-        dir.path().join("benches/Cargo.toml"),
-    )
-    .unwrap();
+    let root = common::workspace_root();
+    let dir = common::scratch_workspace();
     std::fs::copy(root.join("README.md"), dir.path().join("README.md")).unwrap();
     for entry in walkdir::WalkDir::new(root.join("reports")) {
         let entry = entry.unwrap();

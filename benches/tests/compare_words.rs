@@ -2,6 +2,8 @@
 //! refused, with the two ways to say which is meant. (It used to be taken as the experiment,
 //! so the branch of that name was silently not compared: the working tree was.)
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -19,14 +21,7 @@ fn git(dir: &Path, args: &[&str]) {
 /// `cargo lab compare` with `args` in a scratch git workspace that has a branch `latin1` (an
 /// experiment's name too).
 fn compare(args: &[&str]) -> Output {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("benches")).unwrap();
-    std::fs::copy(
-        root.join("benches/Cargo.toml"),
-        dir.path().join("benches/Cargo.toml"),
-    )
-    .unwrap();
+    let dir = common::scratch_workspace();
     git(dir.path(), &["init", "--quiet"]);
     git(
         dir.path(),
