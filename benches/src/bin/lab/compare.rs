@@ -120,12 +120,7 @@ impl Revision {
                 dir: saved,
             });
         }
-        let Some(sha) = git(&[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{spec}^{{commit}}"),
-        ]) else {
+        let Some(sha) = commit_of(spec) else {
             bail!("`{spec}` is neither a git revision nor a saved run (target/wirelab/saved/)");
         };
         Ok(Self {
@@ -307,14 +302,17 @@ fn split_rest(rest: &[String]) -> Result<(Option<&str>, Selection)> {
 
 /// Whether `word` names a saved run or a git commit (what [`Revision::resolve`] accepts).
 fn names_a_revision(word: &str) -> bool {
-    saved_dir(word).is_dir()
-        || git(&[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("{word}^{{commit}}"),
-        ])
-        .is_some()
+    saved_dir(word).is_dir() || commit_of(word).is_some()
+}
+
+/// The commit a git revision (commit, branch, tag, `HEAD~1`) names, if it names one.
+fn commit_of(spec: &str) -> Option<String> {
+    git(&[
+        "rev-parse",
+        "--verify",
+        "--quiet",
+        &format!("{spec}^{{commit}}"),
+    ])
 }
 
 /// Runs the comparison.
