@@ -247,7 +247,7 @@ fn encode_with_kernel(
 }
 
 /// Text under 64 bytes with a char above U+007F, which `dst` holds whole: one masked block of
-/// the AVX-512 kernel; from [`SHORT_BLOCKS_FROM`] bytes, the AVX2 kernel's exact blocks of 16
+/// the AVX-512 kernel, or from [`SHORT_BLOCKS_FROM`] bytes the AVX2 kernel's exact blocks of 16
 /// ([`short_blocks`]); otherwise [`short_chars`].
 #[inline(always)]
 fn short_text(
@@ -261,13 +261,25 @@ fn short_text(
         Some(narrow::Kernel::Avx2) if src.len() < SHORT_BLOCKS_FROM => short_chars(src, dst, map),
         #[cfg(target_arch = "x86_64")]
         Some(kernel @ narrow::Kernel::Avx2) => short_blocks(src, dst, kernel, map),
-        Some(kernel) => narrow_from(src, dst, 0, kernel, map),
+        // AVX-512: the kernel's one block, a tail call with nothing saved.
+        Some(kernel) => short_blocks_inline(src, dst, kernel, map),
         None => short_chars(src, dst, map),
     }
 }
 
-/// Short text through the AVX2 kernel's exact blocks; what follows a char above U+00FF goes
-/// on a word at a time ([`words_from`]). Out of line, so that its callers save no registers.
+/// Short text through the kernel's short path; what follows a char above U+00FF goes on a
+/// word at a time ([`words_from`]).
+#[inline(always)]
+fn short_blocks_inline(
+    src: &[u8],
+    dst: &mut [u8],
+    kernel: narrow::Kernel,
+    map: impl Fn(u32) -> u8,
+) -> usize {
+    kernel.short_then(src, dst, |src, dst, at| words_from(src, dst, at, map))
+}
+
+/// [`short_blocks_inline`] out of line, so that its callers save no registers.
 #[inline(never)]
 fn short_blocks(
     src: &[u8],
@@ -275,10 +287,7 @@ fn short_blocks(
     kernel: narrow::Kernel,
     map: impl Fn(u32) -> u8,
 ) -> usize {
-    match kernel.short(src, dst) {
-        Ok(n) => n,
-        Err(at) => words_from(src, dst, at, map),
-    }
+    short_blocks_inline(src, dst, kernel, map)
 }
 
 /// A string of 64 bytes or more that `dst` holds whole: the kernel's ASCII copy, then
@@ -290,12 +299,16 @@ fn long(
     map: impl Fn(u32) -> u8,
     kernel: Option<narrow::Kernel>,
 ) -> usize {
-    let Some(kernel) = kernel else {
-        return portable(src, dst, map);
-    };
-    kernel.copy_ascii_then(src, dst, |src, dst, ascii, kernel| {
-        narrow_from(src, dst, ascii, kernel, map)
-    })
+    match kernel {
+        None => portable(src, dst, map),
+        // AVX-512 up to 128 bytes: two blocks, without the ASCII copy's set-up.
+        Some(kernel) if src.len() <= kernel.short_limit() => {
+            short_blocks_inline(src, dst, kernel, map)
+        }
+        Some(kernel) => kernel.copy_ascii_then(src, dst, |src, dst, ascii, kernel| {
+            narrow_from(src, dst, ascii, kernel, map)
+        }),
+    }
 }
 
 /// A string of 17 to 64 bytes that `dst` holds whole: one check and copy if it is all ASCII,
@@ -632,8 +645,9 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
 
-        /// Short strings (the word copies and the char loop under 64 bytes): every kernel
-        /// against the chars one by one, into a destination that holds them or more.
+        /// Short strings (the word copies, the char loop and the kernels' short paths, up to
+        /// 128 bytes with AVX-512): every kernel against the chars one by one, into a
+        /// destination that holds them or more.
         #[test]
         fn short_strings_encode_like_the_chars(
             chars in proptest::collection::vec(proptest::prop_oneof![

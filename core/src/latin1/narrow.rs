@@ -131,31 +131,52 @@ impl Kernel {
         }
     }
 
-    /// Narrows a short `src` (at most 64 bytes; longer ones work, 16 bytes a step) into `dst`
-    /// with the AVX2 kernel's exact blocks, in one call: the number of octets written, or
-    /// where it stopped, in front of a block with a char above U+00FF (a char boundary, and
-    /// the octets written up to it).
+    /// The longest `src` [`short_then`](Self::short_then) takes: two blocks of 64 with
+    /// AVX-512, and 64 bytes (four blocks of 16) with AVX2.
+    #[inline]
+    pub(super) fn short_limit(self) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => 128,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => 64,
+        }
+    }
+
+    /// Narrows a short `src` (at most [`short_limit`](Self::short_limit) bytes) into `dst`
+    /// in one call: the number of octets written; in front of a block with a char above
+    /// U+00FF, what `wide` returns, given `src`, `dst` and where it stopped (a char boundary,
+    /// and the octets written up to it).
+    ///
+    /// AVX-512 takes `src` as one or two blocks, the last one masked, with no call on the
+    /// way; AVX2 goes through its exact blocks of 16.
     ///
     /// # Panics
     ///
-    /// If `dst` is shorter than `src` (it must hold every char), or the kernel is not AVX2.
+    /// If `src` is longer than the limit or `dst` shorter than `src` (it must hold every
+    /// char).
     #[inline]
-    pub(super) fn short(self, src: &[u8], dst: &mut [u8]) -> Result<usize, (usize, usize)> {
-        assert!(dst.len() >= src.len());
+    pub(super) fn short_then(
+        self,
+        src: &[u8],
+        dst: &mut [u8],
+        wide: impl FnOnce(&[u8], &mut [u8], (usize, usize)) -> usize,
+    ) -> usize {
+        assert!(src.len() <= self.short_limit() && dst.len() >= src.len());
         match self {
-            // SAFETY: `detect` found the features the kernel is compiled for, and the
-            // assertion above is what it requires of its arguments.
+            // SAFETY: `detect` found the features each kernel is compiled for, and the
+            // assertion above is what they require of their arguments.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { x86::short_then_avx512(src, dst, wide) },
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => {
                 let (mut i, mut o) = (0, 0);
                 // SAFETY: as above.
                 match unsafe { x86::narrow_avx2(src, dst, &mut i, &mut o) } {
-                    Stop::End => Ok(o),
-                    Stop::Wide => Err((i, o)),
+                    Stop::End => o,
+                    Stop::Wide => wide(src, dst, (i, o)),
                 }
             }
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unreachable!("the AVX-512 kernel takes short text whole"),
         }
     }
 
@@ -229,16 +250,9 @@ mod x86 {
         while i + 64 <= len {
             // SAFETY: the bounds above.
             let cur = unsafe { _mm512_loadu_si512(s.add(i).cast()) };
-            if _mm512_movepi8_mask(cur) == 0 {
-                // SAFETY: the bounds above.
-                unsafe { _mm512_storeu_si512(d.add(o).cast(), cur) };
-                // SAFETY: the bounds above.
-                (i, o) = unsafe { ascii_blocks(s, d, i + 64, o + 64, len) };
-                continue;
-            }
             // SAFETY: the bounds above.
             let prev = unsafe { bytes_before(s, i, u64::MAX) };
-            let Some((packed, count)) = pack_block(cur, prev, u64::MAX) else {
+            let Some((packed, count)) = pack_block(cur, is_c3(prev), u64::MAX) else {
                 (*at_i, *at_o) = (i, o);
                 return stop_wide(src, at_i);
             };
@@ -253,6 +267,11 @@ mod x86 {
                 }
             };
             (i, o) = (i + 64, o + count as usize);
+            if count == 64 {
+                // No lead byte: perhaps the start of an ASCII run, which goes on in bulk.
+                // SAFETY: the bounds above.
+                (i, o) = unsafe { ascii_blocks(s, d, i, o, len) };
+            }
         }
         if i < len {
             let lanes = _bzhi_u64(u64::MAX, (len - i) as u32);
@@ -267,7 +286,7 @@ mod x86 {
             }
             // SAFETY: the bounds above.
             let prev = unsafe { bytes_before(s, i, lanes) };
-            let Some((packed, count)) = pack_block(cur, prev, lanes) else {
+            let Some((packed, count)) = pack_block(cur, is_c3(prev), lanes) else {
                 (*at_i, *at_o) = (i, o);
                 return stop_wide(src, at_i);
             };
@@ -277,6 +296,69 @@ mod x86 {
         }
         (*at_i, *at_o) = (i, o);
         Stop::End
+    }
+
+    /// [`super::Kernel::short_then`] with AVX-512: a whole block of 64 bytes if `src` is
+    /// longer, then the rest as one masked block. Which bytes follow a 0xC3 comes from the
+    /// blocks themselves (the last lane of the first carried into the second; the byte before
+    /// `src` ends a char, so it is never a lead).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 BW, VBMI2, BMI2 and POPCNT; `src.len() <= 128`,
+    /// `dst.len() >= src.len()`, and `src` starts at a char boundary of UTF-8 text.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2,popcnt")]
+    pub(super) unsafe fn short_then_avx512(
+        src: &[u8],
+        dst: &mut [u8],
+        wide: impl FnOnce(&[u8], &mut [u8], (usize, usize)) -> usize,
+    ) -> usize {
+        let (len, s, d) = (src.len(), src.as_ptr(), dst.as_mut_ptr());
+        let c3 = _mm512_set1_epi8(0xC3u8 as i8);
+        let (mut i, mut o, mut carry) = (0, 0, 0);
+        if len > 64 {
+            // SAFETY: 64 < len bytes are read.
+            let cur = unsafe { _mm512_loadu_si512(s.cast()) };
+            let tail = _bzhi_u64(u64::MAX, (len - 64) as u32);
+            // SAFETY: the lanes cover src[64..len]; a masked-off lane is not accessed.
+            let next = unsafe { _mm512_maskz_loadu_epi8(tail, s.add(64).cast()) };
+            if _mm512_movepi8_mask(_mm512_or_si512(cur, next)) == 0 {
+                // All ASCII (the entry checks shorter text itself): copied as it is.
+                // SAFETY: len <= dst.len() bytes are stored.
+                unsafe {
+                    _mm512_storeu_si512(d.cast(), cur);
+                    _mm512_mask_storeu_epi8(d.add(64).cast(), tail, next);
+                }
+                return len;
+            }
+            let at_c3 = _mm512_cmpeq_epi8_mask(cur, c3);
+            let Some((packed, count)) = pack_block(cur, at_c3 << 1, u64::MAX) else {
+                return wide(src, dst, (0, 0));
+            };
+            // SAFETY: count <= 64 < len <= dst.len() lanes are stored.
+            unsafe { _mm512_mask_storeu_epi8(d.cast(), _bzhi_u64(u64::MAX, count), packed) };
+            (i, o, carry) = (64, count as usize, at_c3 >> 63);
+        }
+        let lanes = _bzhi_u64(u64::MAX, (len - i) as u32);
+        // SAFETY: the lanes cover src[i..len]; a masked-off lane is not accessed.
+        let cur = unsafe { _mm512_maskz_loadu_epi8(lanes, s.add(i).cast()) };
+        let after_c3 = _mm512_cmpeq_epi8_mask(cur, c3) << 1 | carry;
+        let Some((packed, count)) = pack_block(cur, after_c3, lanes) else {
+            if i < len {
+                resume_at_char(src, &mut i);
+            }
+            return wide(src, dst, (i, o));
+        };
+        // SAFETY: o + count <= len <= dst.len(): the stored lanes are within dst.
+        unsafe { _mm512_mask_storeu_epi8(d.add(o).cast(), _bzhi_u64(u64::MAX, count), packed) };
+        o + count as usize
+    }
+
+    /// Which lanes of `prev` hold 0xC3.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn is_c3(prev: __m512i) -> u64 {
+        _mm512_cmpeq_epi8_mask(prev, _mm512_set1_epi8(0xC3u8 as i8))
     }
 
     /// [`super::Kernel::copy_ascii_then`] with AVX-512.
@@ -475,22 +557,22 @@ mod x86 {
         true
     }
 
-    /// One block (its lanes in `lanes`) and the bytes before each of its bytes: its Latin-1
-    /// octets packed to the front and how many; `None` if it holds a char above U+00FF.
+    /// One block (its lanes in `lanes`) and which of its bytes follow a 0xC3 (`after_c3`): its
+    /// Latin-1 octets packed to the front and how many; `None` if it holds a char above
+    /// U+00FF.
     ///
     /// A continuation byte `10xxxxxx` after 0xC2 is its Latin-1 octet already (U+0080..U+00BF);
     /// after 0xC3 it is that plus 0x40 (U+00C0..U+00FF). Lead bytes are dropped. Only bytes
     /// `>= 0xC4` would make a char above U+00FF.
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,popcnt")]
-    fn pack_block(cur: __m512i, prev: __m512i, lanes: u64) -> Option<(__m512i, u32)> {
+    fn pack_block(cur: __m512i, after_c3: u64, lanes: u64) -> Option<(__m512i, u32)> {
         // cur - 0x44, saturating, has its top bit set exactly where cur >= 0xC4.
         let wide = _mm512_movepi8_mask(_mm512_subs_epu8(cur, _mm512_set1_epi8(0x44)));
         if wide != 0 {
             return None;
         }
         let lead = _mm512_cmpge_epu8_mask(cur, _mm512_set1_epi8(0xC0u8 as i8));
-        let after_c3 = _mm512_cmpeq_epi8_mask(prev, _mm512_set1_epi8(0xC3u8 as i8));
         let value = _mm512_mask_add_epi8(cur, after_c3, cur, _mm512_set1_epi8(0x40));
         let keep = lanes & !lead;
         Some((_mm512_maskz_compress_epi8(keep, value), keep.count_ones()))
@@ -865,6 +947,64 @@ pub(super) mod tests {
                     }
                     let s = format!("{}Ā{}", "é".repeat(at / 2), "ü".repeat(len - at));
                     check(k, &s, 0);
+                }
+            }
+        }
+    }
+
+    /// Runs `kernel`'s short path on `s` and checks what it wrote, and where it handed over
+    /// to `wide`, against the chars of `s`.
+    fn check_short(kernel: Kernel, s: &str) {
+        let src = s.as_bytes();
+        let mut dst = vec![0x55u8; src.len()];
+        let want: Vec<u8> = s.chars().map(|c| c as u8).collect();
+        let handed_over = usize::MAX;
+        let n = kernel.short_then(src, &mut dst, |src, dst, (i, o)| {
+            assert!(
+                s.is_char_boundary(i),
+                "{kernel:?} stopped inside a char at {i}"
+            );
+            let before: Vec<u8> = s[..i].chars().map(|c| c as u8).collect();
+            assert_eq!(&dst[..o], &before[..], "{kernel:?} up to {i} of {s:?}");
+            let block = &src[i..(i + BLOCK_LIMIT + 1).min(src.len())];
+            assert!(
+                block.iter().any(|&b| b >= 0xC4),
+                "{kernel:?} stopped at {i} of {s:?}"
+            );
+            handed_over
+        });
+        if n == handed_over {
+            assert!(
+                s.chars().any(|c| c > '\u{FF}'),
+                "{kernel:?} handed over {s:?}"
+            );
+            return;
+        }
+        assert_eq!(&dst[..n], &want[..], "{kernel:?} on {s:?}");
+        assert!(
+            dst[n..].iter().all(|&b| b == 0x55),
+            "{kernel:?} wrote past {n}"
+        );
+    }
+
+    /// The short path at every length it takes: all ASCII, a two-byte char at every
+    /// position (so a 0xC3 lead at the end of the first block of 64 too), and two-byte text
+    /// with one char above U+00FF at every position.
+    #[test]
+    fn short_path_every_length_and_position() {
+        for k in kernels() {
+            for len in 0..=k.short_limit() {
+                check_short(k, &"x".repeat(len));
+                for at in 0..len.saturating_sub(1) {
+                    for c in ['é', '\u{80}'] {
+                        let s = format!("{}{c}{}", "x".repeat(at), "y".repeat(len - at - 2));
+                        check_short(k, &s);
+                    }
+                    let s = format!("{}Ā{}", "é".repeat(at / 2), "ü".repeat((len - at) / 2));
+                    let end = (0..=len.min(s.len()))
+                        .rev()
+                        .find(|&e| s.is_char_boundary(e));
+                    check_short(k, &s[..end.expect("0 is a boundary")]);
                 }
             }
         }
