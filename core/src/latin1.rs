@@ -13,10 +13,11 @@
 //! *Change.* The original change copied the string in bulk (`String.getBytes(0, len, dst, off)`,
 //! which keeps the low 8 bits of each char) into a fresh array, then into an existing buffer
 //! without any temporary. Here an all-ASCII string of up to 64 bytes is checked and copied with
-//! overlapping word moves (no loop, no call); shorter text with other chars is one masked block
-//! of the AVX-512 kernel, or with AVX2 (from 20 bytes) blocks of 16 stored exactly, or else
-//! narrowed a char at a time, the chars of U+0080..U+00FF without decoding them. From 64 bytes
-//! on, a SIMD kernel narrows UTF-8 to Latin-1 many chars at a time
+//! overlapping word moves (no loop, no call); text with other chars is, up to 128 bytes, one or
+//! two blocks of the AVX-512 kernel with no call on the way, or under 64 bytes with AVX2 (from
+//! 20 bytes) blocks of 16 stored exactly, or else narrowed a char at a time, the chars of
+//! U+0080..U+00FF without decoding them. Longer text goes to a SIMD kernel that narrows UTF-8
+//! to Latin-1 many chars at a time
 //! (AVX-512 VBMI2: 64 bytes a step, `vpcompressb`; AVX2: 16 bytes a step, `pshufb`; the
 //! `narrow` submodule), copying all-ASCII runs 256 bytes per branch; a block holding a char
 //! above U+00FF goes char by char. Without those CPU features, an all-ASCII string is checked a
@@ -190,10 +191,10 @@ fn small_ascii(src: &[u8], dst: &mut [u8]) -> Option<usize> {
 /// through `map`, stopping when `dst` is full. Returns the number of octets written.
 ///
 /// Paths, where `dst` holds every char: an all-ASCII string of up to 64 bytes is checked and
-/// copied with overlapping word moves (16 bytes each from 17 bytes on); shorter text is one
-/// masked block of the AVX-512 kernel, or the AVX2 kernel's exact blocks of 16 (from
-/// [`SHORT_BLOCKS_FROM`] bytes), or else narrowed a char at a time, the chars of
-/// U+0080..U+00FF without decoding ([`short_text`]). From 64 bytes, and with AVX2 or AVX-512,
+/// copied with overlapping word moves (16 bytes each from 17 bytes on); other text up to 128
+/// bytes is one or two blocks of the AVX-512 kernel, and under 64 bytes the AVX2 kernel's exact
+/// blocks of 16 (from [`SHORT_BLOCKS_FROM`] bytes), or else narrowed a char at a time, the
+/// chars of U+0080..U+00FF without decoding ([`short_text`]). Longer, with AVX2 or AVX-512,
 /// the string's ASCII start is copied a block at a time (all of an ASCII string, which then
 /// returns), and a SIMD kernel ([`narrow`]) narrows the rest many chars a step; blocks with
 /// chars above U+00FF go char by char. Below 64 bytes the AVX2 kernel's set-up costs more than
@@ -220,7 +221,7 @@ fn encode_detecting(s: &str, dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
 /// [`encode_with`] with the SIMD kernel chosen by the caller (tests run each one).
 ///
 /// Only the entry is inlined, and it calls nothing but in tail position: what it cannot
-/// finish goes to the kernel's ASCII copy (then [`narrow_from`]), [`portable`] or
+/// finish goes to the kernel's short path, its ASCII copy (then the kernel), [`portable`] or
 /// [`words_from`]. So it saves no registers: pushes right after a long copy wait for the
 /// copy's stores to drain (measured: 2-3 ns on top of a 9 ns copy of 1 KiB).
 #[inline(always)]
@@ -290,8 +291,9 @@ fn short_blocks(
     short_blocks_inline(src, dst, kernel, map)
 }
 
-/// A string of 64 bytes or more that `dst` holds whole: the kernel's ASCII copy, then
-/// [`narrow_from`]; without a kernel, [`portable`].
+/// A string of 64 bytes or more that `dst` holds whole: with AVX-512 up to 128 bytes the
+/// kernel's short path; longer, the kernel's ASCII copy, then the kernel ([`narrow_from`] past
+/// each block with a char above U+00FF); without a kernel, [`portable`].
 #[inline(always)]
 fn long(
     src: &[u8],
@@ -306,7 +308,9 @@ fn long(
             short_blocks_inline(src, dst, kernel, map)
         }
         Some(kernel) => kernel.copy_ascii_then(src, dst, |src, dst, ascii, kernel| {
-            narrow_from(src, dst, ascii, kernel, map)
+            kernel.run_then(src, dst, (ascii, ascii), |src, dst, at| {
+                narrow_from(src, dst, at, kernel, map)
+            })
         }),
     }
 }
@@ -392,17 +396,17 @@ fn short_chars(src: &[u8], dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
     o
 }
 
-/// Goes on from `i` (a char boundary; `dst` holds `src[..i]`, all ASCII) with `kernel` to the
-/// end, and a block with a char above U+00FF char by char and the kernel again after each.
+/// Goes on from `at`, in front of a block with a char above U+00FF where a kernel stopped:
+/// that block char by char, then `kernel` again, to the end.
 #[inline(never)]
 fn narrow_from(
     src: &[u8],
     dst: &mut [u8],
-    i: usize,
+    (i, o): (usize, usize),
     kernel: narrow::Kernel,
     map: impl Fn(u32) -> u8,
 ) -> usize {
-    let (mut i, mut o) = (i, i);
+    let (mut i, mut o) = chars_until(src, dst, (i, o), i + narrow::BLOCK_LIMIT, &map);
     while kernel.run(src, dst, &mut i, &mut o) == narrow::Stop::Wide {
         (i, o) = chars_until(src, dst, (i, o), i + narrow::BLOCK_LIMIT, &map);
     }

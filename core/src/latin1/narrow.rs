@@ -7,7 +7,12 @@
 //! keeps ASCII and continuation bytes, drops lead bytes, and packs what it keeps to the front.
 //!
 //! * AVX-512 (VBMI2): 64 bytes a step; `vpcompressb` packs them, masked loads and stores
-//!   handle the end exactly, so the whole string goes through the kernel.
+//!   handle the end exactly, so the whole string goes through the kernel. Text up to 128
+//!   bytes takes a short path of one or two blocks with no call (which bytes follow a 0xC3
+//!   comes from a mask shifted by one lane, as simdutf does). The main loop issues eight
+//!   operations a block to the two ports that run 512-bit work (the compare for wide chars,
+//!   the keep mask, the 0xC3 compare, the masked add, `vpcompressb`'s two, the mask test and
+//!   the mask move for the count).
 //! * AVX2 (the common denominator; also what runs under valgrind, which hides AVX-512): 16 bytes
 //!   a step, packed as two halves of 8 with `pshufb` and a 2 KiB table. The main loop's 8-byte
 //!   stores run past the packed octets, so it stops 48 bytes before the end; the rest goes 16
@@ -169,8 +174,35 @@ impl Kernel {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => unsafe { x86::short_then_avx512(src, dst, wide) },
             #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => self.run_then(src, dst, (0, 0), wide),
+        }
+    }
+
+    /// Narrows `src[i..]` into `dst[o..]` to the end: the number of octets `dst` then holds;
+    /// in front of a block with a char above U+00FF, what `wide` returns, given where it
+    /// stopped (a char boundary, and the octets written up to it). `i` must be at a char
+    /// boundary.
+    ///
+    /// # Panics
+    ///
+    /// If `dst` is shorter than `src` (it must hold every char), or not `o <= i <= src.len()`.
+    #[inline]
+    pub(super) fn run_then(
+        self,
+        src: &[u8],
+        dst: &mut [u8],
+        (i, o): (usize, usize),
+        wide: impl FnOnce(&[u8], &mut [u8], (usize, usize)) -> usize,
+    ) -> usize {
+        assert!(dst.len() >= src.len() && o <= i && i <= src.len());
+        match self {
+            // SAFETY: `detect` found the features each kernel is compiled for, and the
+            // assertion above is what they require of their arguments.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { x86::narrow_then_avx512(src, dst, (i, o), wide) },
+            #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => {
-                let (mut i, mut o) = (0, 0);
+                let (mut i, mut o) = (i, o);
                 // SAFETY: as above.
                 match unsafe { x86::narrow_avx2(src, dst, &mut i, &mut o) } {
                     Stop::End => o,
@@ -226,12 +258,12 @@ mod x86 {
         table
     }
 
-    /// The AVX-512 kernel ([`super::Kernel::Avx512`]).
+    /// The AVX-512 kernel ([`super::Kernel::Avx512`]) for [`super::Kernel::run`]: where it
+    /// stopped, through `at_i` and `at_o`.
     ///
     /// # Safety
     ///
-    /// The CPU has AVX-512 BW, VBMI2, BMI2 and POPCNT; `dst.len() >= src.len()`,
-    /// `*o <= *i <= src.len()`, and `*i` is at a char boundary of the UTF-8 text `src`.
+    /// As [`narrow_then_avx512`], from `(*at_i, *at_o)`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2,popcnt")]
     pub(super) unsafe fn narrow_avx512(
         src: &[u8],
@@ -239,8 +271,36 @@ mod x86 {
         at_i: &mut usize,
         at_o: &mut usize,
     ) -> Stop {
+        let mut stop = Stop::End;
+        // SAFETY: the contract.
+        *at_o = unsafe {
+            narrow_then_avx512(src, dst, (*at_i, *at_o), |_, _, (i, o)| {
+                (*at_i, stop) = (i, Stop::Wide);
+                o
+            })
+        };
+        if stop == Stop::End {
+            *at_i = src.len();
+        }
+        stop
+    }
+
+    /// The AVX-512 kernel for [`super::Kernel::run_then`]: narrows `src[i..]` into
+    /// `dst[o..]` to the end (the number of octets `dst` then holds), or to a block with a
+    /// char above U+00FF (then what `wide` returns, given where it stopped).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 BW, VBMI2, BMI2 and POPCNT; `dst.len() >= src.len()`,
+    /// `o <= i <= src.len()`, and `i` is at a char boundary of the UTF-8 text `src`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi2,bmi2,popcnt")]
+    pub(super) unsafe fn narrow_then_avx512(
+        src: &[u8],
+        dst: &mut [u8],
+        (mut i, mut o): (usize, usize),
+        wide: impl FnOnce(&[u8], &mut [u8], (usize, usize)) -> usize,
+    ) -> usize {
         let (len, s, d) = (src.len(), src.as_ptr(), dst.as_mut_ptr());
-        let (mut i, mut o) = (*at_i, *at_o);
         // Bounds, for every block below: src[i - 1..i + 64] is in bounds for a whole block
         // after the first, and a partial one is read through masks that cover src[i..len]
         // and the byte before; stores go to dst[o..o + 64] with
@@ -253,8 +313,7 @@ mod x86 {
             // SAFETY: the bounds above.
             let prev = unsafe { bytes_before(s, i, u64::MAX) };
             let Some((packed, count)) = pack_block(cur, is_c3(prev), u64::MAX) else {
-                (*at_i, *at_o) = (i, o);
-                return stop_wide(src, at_i);
+                return wide(src, dst, (char_start(src, i), o));
             };
             // A whole store leaves stray bytes after the packed ones; with 256 more bytes
             // of input (64 chars at least) to come, later stores cover them.
@@ -281,21 +340,18 @@ mod x86 {
                 // An ASCII tail is copied as it is.
                 // SAFETY: the bounds above.
                 unsafe { _mm512_mask_storeu_epi8(d.add(o).cast(), lanes, cur) };
-                (*at_i, *at_o) = (len, o + (len - i));
-                return Stop::End;
+                return o + (len - i);
             }
             // SAFETY: the bounds above.
             let prev = unsafe { bytes_before(s, i, lanes) };
             let Some((packed, count)) = pack_block(cur, is_c3(prev), lanes) else {
-                (*at_i, *at_o) = (i, o);
-                return stop_wide(src, at_i);
+                return wide(src, dst, (char_start(src, i), o));
             };
             // SAFETY: the bounds above.
             unsafe { _mm512_mask_storeu_epi8(d.add(o).cast(), _bzhi_u64(u64::MAX, count), packed) };
-            (i, o) = (len, o + count as usize);
+            o += count as usize;
         }
-        (*at_i, *at_o) = (i, o);
-        Stop::End
+        o
     }
 
     /// [`super::Kernel::short_then`] with AVX-512: a whole block of 64 bytes if `src` is
@@ -344,10 +400,7 @@ mod x86 {
         let cur = unsafe { _mm512_maskz_loadu_epi8(lanes, s.add(i).cast()) };
         let after_c3 = _mm512_cmpeq_epi8_mask(cur, c3) << 1 | carry;
         let Some((packed, count)) = pack_block(cur, after_c3, lanes) else {
-            if i < len {
-                resume_at_char(src, &mut i);
-            }
-            return wide(src, dst, (i, o));
+            return wide(src, dst, (if i < len { char_start(src, i) } else { i }, o));
         };
         // SAFETY: o + count <= len <= dst.len(): the stored lanes are within dst.
         unsafe { _mm512_mask_storeu_epi8(d.add(o).cast(), _bzhi_u64(u64::MAX, count), packed) };
@@ -779,6 +832,16 @@ mod x86 {
                 }
             }
         }
+    }
+
+    /// The char boundary at or just before `i` (`< src.len()`, see [`resume_at_char`]).
+    /// Out of line: inlined, its read of `src[i]` was hoisted into the AVX-512 loop as a
+    /// byte extract, two more vector operations a block on the two ports that run them.
+    #[cold]
+    #[inline(never)]
+    fn char_start(src: &[u8], mut i: usize) -> usize {
+        resume_at_char(src, &mut i);
+        i
     }
 
     /// Stops in front of the block at `*i` (see [`resume_at_char`]).
