@@ -277,7 +277,7 @@ fn short_blocks_inline(
     kernel: narrow::Kernel,
     map: impl Fn(u32) -> u8,
 ) -> usize {
-    kernel.short_then(src, dst, |src, dst, at| words_from(src, dst, at, map))
+    kernel.short_then(src, dst, move |src, dst, at| words_from(src, dst, at, map))
 }
 
 /// [`short_blocks_inline`] out of line, so that its callers save no registers.
@@ -292,8 +292,8 @@ fn short_blocks(
 }
 
 /// A string of 64 bytes or more that `dst` holds whole: with AVX-512 up to 128 bytes the
-/// kernel's short path; longer, the kernel's ASCII copy, then the kernel ([`narrow_from`] past
-/// each block with a char above U+00FF); without a kernel, [`portable`].
+/// kernel's short path; longer, the kernel's ASCII copy, then [`narrow_rest`]; without a
+/// kernel, [`portable`].
 #[inline(always)]
 fn long(
     src: &[u8],
@@ -307,12 +307,26 @@ fn long(
         Some(kernel) if src.len() <= kernel.short_limit() => {
             short_blocks_inline(src, dst, kernel, map)
         }
-        Some(kernel) => kernel.copy_ascii_then(src, dst, |src, dst, ascii, kernel| {
-            kernel.run_then(src, dst, (ascii, ascii), |src, dst, at| {
-                narrow_from(src, dst, at, kernel, map)
-            })
+        Some(kernel) => kernel.copy_ascii_then(src, dst, move |src, dst, ascii, kernel| {
+            narrow_rest(src, dst, ascii, kernel, map)
         }),
     }
+}
+
+/// After the ASCII start `src[..i]` that `dst` holds: the kernel to the end, and
+/// [`narrow_from`] past each block with a char above U+00FF. Out of line, so that the ASCII
+/// copy calls it in tail position and saves no registers.
+#[inline(never)]
+fn narrow_rest(
+    src: &[u8],
+    dst: &mut [u8],
+    i: usize,
+    kernel: narrow::Kernel,
+    map: impl Fn(u32) -> u8,
+) -> usize {
+    kernel.run_then(src, dst, (i, i), move |src, dst, at| {
+        narrow_from(src, dst, at, kernel, map)
+    })
 }
 
 /// A string of 17 to 64 bytes that `dst` holds whole: one check and copy if it is all ASCII,
