@@ -8,7 +8,10 @@
 //! The naive twins, `wirelab_baselines::hpack::huffman`, keep both shapes.
 //!
 //! *Change.* Encoding works on a byte slice, accumulates codes in a 64-bit register and stores
-//! 32 bits at a time straight into a range the caller reserved ([`encode_into`]). Decoding keeps a
+//! 32 bits at a time straight into a range the caller reserved ([`encode_into`]). With
+//! AVX-512 (VBMI), header text from 24 octets on goes 32 octets a step instead: table
+//! lookups and variable shifts join the codes four to a 64-bit lane, a prefix sum places the
+//! lanes, and one scatter stores them (`blocks`). Decoding keeps a
 //! 64-bit window refilled 8 octets at a time and steps through it with a 16 KiB table indexed
 //! by the next 14 bits: each step drops the bits of the next one or two codes (typical header
 //! text has 5- to 7-bit codes, so nearly two per step), and the step's dependency chain is one
@@ -36,6 +39,8 @@ use std::sync::LazyLock;
 mod codes {
     include!("huffman_codes.rs");
 }
+#[cfg(target_arch = "x86_64")]
+mod blocks;
 pub use codes::{CODE_LENGTHS, CODES};
 
 /// The EOS symbol's index in [`CODES`].
@@ -170,9 +175,48 @@ fn encoded_bits_vbmi(src: &[u8]) -> usize {
 /// assert_eq!(dst, [0xf1, 0xe3, 0xc2, 0xe5, 0xf2, 0x3a, 0x6b, 0xa0, 0xab, 0x90, 0xf4, 0xff]);
 /// ```
 pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), LengthMismatch> {
-    let mut acc: u64 = 0; // pending bits, right-aligned
-    let mut bits: u32 = 0; // below 32 between steps
-    let mut o = 0;
+    let from = vector_blocks(src, dst);
+    encode_into_from(src, dst, from)
+}
+
+/// Where an encoder that goes many octets a step stopped: the next octet of `src`, the next
+/// octet of `dst`, and the bits after that octet's start that are pending (`bits < 8`, the
+/// low bits of `acc`; `acc`'s higher bits are not cleared).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Progress {
+    i: usize,
+    o: usize,
+    acc: u64,
+    bits: u32,
+}
+
+/// Octets from which [`encode_into`] and [`encode_within`] try the AVX-512 steps. Measured
+/// on an AVX-512 Xeon (a user-agent's first octets into an exact buffer, min of 300
+/// batches): a step costs about 8.5 ns whatever it holds, plus about 8 ns once; at 16 octets
+/// the scalar loop took 12.1 ns against 16.8, at 24 17.4 against 16.8, at 32 20.1 against
+/// 16.5.
+const VECTOR_FROM: usize = 24;
+
+/// Where the AVX-512 encoder of short-code text stopped (nothing done without it): the whole
+/// of typical header text, 32 octets a step, up to the last 64 octets of `dst`.
+#[inline]
+fn vector_blocks(src: &[u8], dst: &mut [u8]) -> Progress {
+    #[cfg(target_arch = "x86_64")]
+    if src.len() >= VECTOR_FROM && blocks::available() {
+        // SAFETY: the CPU has the features, checked just above.
+        return unsafe { blocks::encode_blocks(src, dst) };
+    }
+    let _ = dst;
+    Progress::default()
+}
+
+/// [`encode_into`] code by code from where `from` says, four codes joined per step.
+fn encode_into_from(src: &[u8], dst: &mut [u8], from: Progress) -> Result<(), LengthMismatch> {
+    let mut acc: u64 = from.acc & ((1 << from.bits) - 1); // pending bits, right-aligned
+    let mut bits: u32 = from.bits; // below 32 between steps
+    let mut o = from.o;
+    let src_all = src;
+    let src = &src[from.i..];
     let mut flush = |acc: u64, bits: &mut u32, o: &mut usize| {
         if *bits >= 32 {
             *bits -= 32;
@@ -180,7 +224,7 @@ pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), LengthMismatch> {
             let Some(d) = dst.get_mut(*o..*o + 4) else {
                 return Err(LengthMismatch {
                     dst: dst.len(),
-                    needed: encoded_len(src),
+                    needed: encoded_len(src_all),
                 });
             };
             d.copy_from_slice(&word);
@@ -241,9 +285,16 @@ pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), LengthMismatch> {
 /// (a bound instead of an exact length), and folding them into one function moved the
 /// compiler's layout of the long-code path (+15 % instructions on all 256 octets).
 pub(crate) fn encode_within(src: &[u8], dst: &mut [u8]) -> Option<usize> {
-    let mut acc: u64 = 0; // pending bits, right-aligned
-    let mut bits: u32 = 0; // below 32 between steps
-    let mut o = 0;
+    let from = vector_blocks(src, dst);
+    encode_within_from(src, dst, from)
+}
+
+/// [`encode_within`] code by code from where `from` says.
+fn encode_within_from(src: &[u8], dst: &mut [u8], from: Progress) -> Option<usize> {
+    let mut acc: u64 = from.acc & ((1 << from.bits) - 1); // pending bits, right-aligned
+    let mut bits: u32 = from.bits; // below 32 between steps
+    let mut o = from.o;
+    let src = &src[from.i..];
     let mut flush = |acc: u64, bits: &mut u32, o: &mut usize| {
         if *bits >= 32 {
             *bits -= 32;
@@ -728,6 +779,47 @@ mod tests {
                 // SAFETY: the CPU has the features, checked just above.
                 let simd = unsafe { encoded_bits_vbmi(&src) };
                 proptest::prop_assert_eq!(simd, encoded_bits(&src));
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// The AVX-512 steps then the scalar rest give what the scalar encoder alone gives,
+        /// byte for byte, into an exact destination and into a bounded one: header text
+        /// (short codes), text with a long code now and then (a step falls back), any octets.
+        #[test]
+        #[cfg(target_arch = "x86_64")]
+        fn vector_steps_encode_like_the_scalar_encoder(
+            src in proptest::collection::vec(
+                proptest::prop_oneof![
+                    12 => 0x20u8..0x7f,
+                    1 => proptest::prelude::any::<u8>(),
+                ],
+                0..400,
+            ),
+            slack in -20isize..80,
+        ) {
+            if blocks::available() {
+                let code = encode(&src);
+                let mut scalar = vec![0u8; code.len()];
+                encode_into_from(&src, &mut scalar, Progress::default()).unwrap();
+                let mut dst = vec![0u8; code.len()];
+                // SAFETY: the CPU has the features, checked just above.
+                let from = unsafe { blocks::encode_blocks(&src, &mut dst) };
+                proptest::prop_assert!(from.bits < 8 && from.i <= src.len());
+                encode_into_from(&src, &mut dst, from).unwrap();
+                proptest::prop_assert_eq!(&dst, &scalar);
+                let room = (code.len() as isize + slack).max(0) as usize;
+                let mut bounded = vec![0u8; room];
+                // SAFETY: as above.
+                let from = unsafe { blocks::encode_blocks(&src, &mut bounded) };
+                let n = encode_within_from(&src, &mut bounded, from);
+                proptest::prop_assert_eq!(n, (code.len() <= room).then_some(code.len()));
+                if n.is_some() {
+                    proptest::prop_assert_eq!(&bounded[..code.len()], &scalar[..]);
+                }
             }
         }
     }
