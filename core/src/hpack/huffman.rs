@@ -197,8 +197,8 @@ struct Progress {
 /// 16.5.
 const VECTOR_FROM: usize = 24;
 
-/// Where the AVX-512 encoder of short-code text stopped (nothing done without it): the whole
-/// of typical header text, 32 octets a step, up to the last 64 octets of `dst`.
+/// Where the AVX-512 encoder of short-code text stopped (nothing done without it, or under
+/// [`VECTOR_FROM`] octets): the whole of typical header text, 32 octets a step.
 #[inline]
 fn vector_blocks(src: &[u8], dst: &mut [u8]) -> Progress {
     #[cfg(target_arch = "x86_64")]

@@ -64,9 +64,10 @@ pub(super) fn available() -> bool {
         && std::arch::is_x86_feature_detected!("avx512vl")
 }
 
-/// Encodes `src` 32 octets a step into `dst` while a step has 64 octets of room and its
-/// octets' codes are all short (see the module); the last step may be shorter than 32.
-/// Returns where it stopped; the caller encodes the rest, from the pending bits on.
+/// Encodes `src` 32 octets a step into `dst` while its octets' codes are all short (see the
+/// module) and a step's whole octets fit `dst` (a step near the end of `dst` goes through a
+/// spill block); the last step may be shorter than 32. Returns where it stopped; the caller
+/// encodes the rest, from the pending bits on.
 ///
 /// # Safety
 ///
