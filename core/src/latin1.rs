@@ -204,9 +204,13 @@ fn small_ascii(src: &[u8], dst: &mut [u8]) -> Option<usize> {
 /// so a short ASCII run between two accented letters costs a few instructions, not a call.
 #[inline]
 fn encode_with(s: &str, dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
+    let src = s.as_bytes();
+    if let Some(n) = short_ascii_whole(src, dst) {
+        return n;
+    }
     match narrow::Kernel::detected() {
-        Some(kernel) => encode_with_kernel(s, dst, map, kernel),
-        None => encode_detecting(s, dst, map),
+        Some(kernel) => encode_not_short_ascii(src, dst, map, kernel),
+        None => encode_detecting(src, dst, map),
     }
 }
 
@@ -214,17 +218,12 @@ fn encode_with(s: &str, dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
 /// nothing before its work and saves no registers).
 #[cold]
 #[inline(never)]
-fn encode_detecting(s: &str, dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
-    encode_with_kernel(s, dst, map, narrow::Kernel::detect())
+fn encode_detecting(src: &[u8], dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
+    encode_not_short_ascii(src, dst, map, narrow::Kernel::detect())
 }
 
 /// [`encode_with`] with the SIMD kernel chosen by the caller (tests run each one).
-///
-/// Only the entry is inlined, and it calls nothing but in tail position: what it cannot
-/// finish goes to the kernel's short path, its ASCII copy (then the kernel), [`portable`] or
-/// [`words_from`]. So it saves no registers: pushes right after a long copy wait for the
-/// copy's stores to drain (measured: 2-3 ns on top of a 9 ns copy of 1 KiB).
-#[inline(always)]
+#[cfg(test)]
 fn encode_with_kernel(
     s: &str,
     dst: &mut [u8],
@@ -232,19 +231,47 @@ fn encode_with_kernel(
     kernel: Option<narrow::Kernel>,
 ) -> usize {
     let src = s.as_bytes();
-    if src.len() > 64 && src.len() <= dst.len() {
-        return long(src, dst, map, kernel);
+    match short_ascii_whole(src, dst) {
+        Some(n) => n,
+        None => encode_not_short_ascii(src, dst, map, kernel),
     }
+}
+
+/// An all-ASCII `src` of at most 64 bytes that `dst` holds whole, copied without a loop or a
+/// call ([`small_ascii`] up to 16 bytes, [`short_ascii`] above); `None` (nothing written)
+/// otherwise. It comes before the kernel is looked up: the ASCII header values it copies
+/// take a few instructions and branches, as a `memcpy` call does.
+#[inline(always)]
+fn short_ascii_whole(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    if src.len() > 64 || src.len() > dst.len() {
+        return None;
+    }
+    if src.len() > 16 {
+        return short_ascii(src, dst);
+    }
+    small_ascii(src, dst)
+}
+
+/// What [`short_ascii_whole`] did not copy, with `kernel`.
+///
+/// Only the entry is inlined, and it calls nothing but in tail position: what it cannot
+/// finish goes to the kernel's short path, its ASCII copy (then the kernel), [`portable`] or
+/// [`words_from`]. So it saves no registers: pushes right after a long copy wait for the
+/// copy's stores to drain (measured: 2-3 ns on top of a 9 ns copy of 1 KiB).
+#[inline(always)]
+fn encode_not_short_ascii(
+    src: &[u8],
+    dst: &mut [u8],
+    map: impl Fn(u32) -> u8,
+    kernel: Option<narrow::Kernel>,
+) -> usize {
     if src.len() > dst.len() {
         return words_from(src, dst, (0, 0), map);
     }
-    if src.len() <= 16 {
-        if let Some(n) = small_ascii(src, dst) {
-            return n;
-        }
-        return short_text(src, dst, map, kernel);
+    if src.len() >= 64 {
+        return long(src, dst, map, kernel);
     }
-    short(src, dst, map, kernel)
+    short_text(src, dst, map, kernel)
 }
 
 /// Text under 64 bytes with a char above U+007F, which `dst` holds whole: one masked block of
@@ -327,23 +354,6 @@ fn narrow_rest(
     kernel.run_then(src, dst, (i, i), move |src, dst, at| {
         narrow_from(src, dst, at, kernel, map)
     })
-}
-
-/// A string of 17 to 64 bytes that `dst` holds whole: one check and copy if it is all ASCII,
-/// else [`short_text`] (at 64 bytes, [`long`]). Out of line, so that the entry's fast paths
-/// save no registers.
-#[inline(never)]
-fn short(
-    src: &[u8],
-    dst: &mut [u8],
-    map: impl Fn(u32) -> u8,
-    kernel: Option<narrow::Kernel>,
-) -> usize {
-    match short_ascii(src, dst) {
-        Some(n) => n,
-        None if src.len() < 64 => short_text(src, dst, map, kernel),
-        None => long(src, dst, map, kernel),
-    }
 }
 
 /// Copies an all-ASCII `src` of 16 to 64 bytes into `dst` (which has room for it): checks
