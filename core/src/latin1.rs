@@ -205,10 +205,17 @@ fn small_ascii(src: &[u8], dst: &mut [u8]) -> Option<usize> {
 #[inline]
 fn encode_with(s: &str, dst: &mut [u8], map: impl Fn(u32) -> u8) -> usize {
     let src = s.as_bytes();
+    let kernel = || narrow::Kernel::detected();
+    if src.len() > 64 && src.len() <= dst.len() {
+        return match kernel() {
+            Some(kernel) => long(src, dst, map, kernel),
+            None => encode_detecting(src, dst, map),
+        };
+    }
     if let Some(n) = short_ascii_whole(src, dst) {
         return n;
     }
-    match narrow::Kernel::detected() {
+    match kernel() {
         Some(kernel) => encode_not_short_ascii(src, dst, map, kernel),
         None => encode_detecting(src, dst, map),
     }
