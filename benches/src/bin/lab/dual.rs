@@ -429,13 +429,8 @@ fn normalize(from: &str, path: &str) -> String {
 }
 
 /// Writes the generated crate (only the files whose contents changed): its manifest, with
-/// NEW's release profile and lock file, and its sources.
+/// NEW's release profile ([`harness_profile`]) and lock file, and its sources.
 fn write_harness(dir: &Path, new_src: &Path) -> Result<()> {
-    let profile = read_toml(&new_src.join("Cargo.toml"))?
-        .get("profile")
-        .and_then(|p| p.get("release"))
-        .cloned()
-        .unwrap_or_else(|| toml::Value::Table(toml::Table::new()));
     let manifest = format!(
         r#"[package]
 name = "{HARNESS}"
@@ -454,9 +449,8 @@ serde_json = "1"
 [features]
 zlib-rs = ["base/zlib-rs", "new/zlib-rs"]
 
-[profile.release]
 {}"#,
-        toml::to_string(&profile)?
+        toml::to_string(&harness_profile(new_src)?)?
     );
     let lock = std::fs::read(new_src.join("Cargo.lock")).unwrap_or_default();
     let files: [(&str, &[u8]); 5] = [
@@ -476,6 +470,44 @@ zlib-rs = ["base/zlib-rs", "new/zlib-rs"]
     Ok(())
 }
 
+/// NEW's `[profile.release]` for the harness, as a manifest's `profile` table. Its settings
+/// for a workspace member (`[profile.release.package.wirelab-bench]`: the lab's crate in one
+/// codegen unit) go to both renamed copies (`wirelab-bench-base` and `wirelab-bench-new`), so
+/// that each side is compiled as the lab's own builds compile it. (Copied as they were, they
+/// named a package the harness does not have and applied to neither side.)
+fn harness_profile(new_src: &Path) -> Result<toml::Table> {
+    let mut release = read_toml(&new_src.join("Cargo.toml"))?
+        .get("profile")
+        .and_then(|p| p.get("release"))
+        .and_then(toml::Value::as_table)
+        .cloned()
+        .unwrap_or_default();
+    let members: Vec<String> = member_renames(new_src, "new")?
+        .into_values()
+        .filter_map(|name| name.strip_suffix("-new").map(str::to_owned))
+        .collect();
+    if let Some(toml::Value::Table(packages)) = release.get_mut("package") {
+        *packages = std::mem::take(packages)
+            .into_iter()
+            .flat_map(|(name, settings)| {
+                if members.contains(&name) {
+                    vec![
+                        (format!("{name}-base"), settings.clone()),
+                        (format!("{name}-new"), settings),
+                    ]
+                } else {
+                    vec![(name, settings)]
+                }
+            })
+            .collect();
+    }
+    let mut profile = toml::Table::new();
+    profile.insert("release".to_owned(), toml::Value::Table(release));
+    let mut root = toml::Table::new();
+    root.insert("profile".to_owned(), toml::Value::Table(profile));
+    Ok(root)
+}
+
 fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
     if std::fs::read(path).ok().as_deref() == Some(bytes) {
         return Ok(());
@@ -484,4 +516,41 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
         std::fs::create_dir_all(parent)?;
     }
     std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::harness_profile;
+
+    #[test]
+    fn a_members_profile_settings_go_to_both_renamed_copies() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"lab\", \"core\"]\n\n[profile.release]\ndebug = 1\n\n\
+             [profile.release.package.lab-crate]\ncodegen-units = 1\n\n\
+             [profile.release.package.miniz_oxide]\nopt-level = 2\n",
+        )
+        .unwrap();
+        for (folder, name) in [("lab", "lab-crate"), ("core", "codecs")] {
+            std::fs::create_dir(root.join(folder)).unwrap();
+            let manifest = format!("[package]\nname = \"{name}\"\n");
+            std::fs::write(root.join(folder).join("Cargo.toml"), manifest).unwrap();
+        }
+        let profile = harness_profile(root).unwrap();
+        let release = &profile["profile"]["release"];
+        assert_eq!(release["debug"].as_integer(), Some(1));
+        let packages = release["package"].as_table().unwrap();
+        let names: Vec<&str> = packages.keys().map(String::as_str).collect();
+        assert_eq!(names, ["lab-crate-base", "lab-crate-new", "miniz_oxide"]);
+        for side in ["lab-crate-base", "lab-crate-new"] {
+            assert_eq!(packages[side]["codegen-units"].as_integer(), Some(1));
+        }
+        let text = toml::to_string(&profile).unwrap();
+        assert!(
+            text.contains("[profile.release.package.lab-crate-base]"),
+            "{text}"
+        );
+    }
 }
