@@ -231,6 +231,11 @@ pub struct CaseDelta {
     /// hides AVX-512): the two paths.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_path: Option<Paths>,
+    /// Whether the case's instruction count varies from run to run of one binary (its page's
+    /// `unseeded` cells, `cargo lab check`'s tolerance): a change within
+    /// [`crate::catalog::UNSEEDED_TOLERANCE`] is then no change.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unseeded: bool,
 }
 
 impl CaseDelta {
@@ -239,16 +244,27 @@ impl CaseDelta {
         self.instructions.map(|p| pct(p.base, p.new))
     }
 
+    /// Whether the instruction count moved: changed at all, or for an unseeded case by more
+    /// than [`crate::catalog::UNSEEDED_TOLERANCE`].
+    pub fn instructions_moved(&self) -> bool {
+        self.instructions.is_some_and(|p| {
+            p.base != p.new
+                && !(self.unseeded
+                    && pct(p.base, p.new).abs() <= crate::catalog::UNSEEDED_TOLERANCE * 100.0)
+        })
+    }
+
     /// Whether nothing changed: same output, same counts, a wall interval containing 1.
     pub fn unchanged(&self) -> bool {
         !self.output_changed
-            && self.instructions.is_none_or(|p| p.base == p.new)
+            && !self.instructions_moved()
             && self.alloc.is_none_or(|p| p.base == p.new)
             && self.cycles.is_none_or(|p| p.base == p.new)
             && self.wall.as_ref().is_none_or(WallRatio::spans_one)
     }
 
-    /// How large the change is, for sorting: the largest of the instruction change, the
+    /// How large the change is, for sorting: the largest of the instruction change (when it
+    /// moved: see [`CaseDelta::instructions_moved`]), the
     /// allocation changes and (when its interval excludes 1) the wall-time change, in percent;
     /// a changed output sorts first.
     pub fn magnitude(&self) -> f64 {
@@ -266,6 +282,7 @@ impl CaseDelta {
             .filter(|w| !w.spans_one())
             .map_or(0.0, |w| (w.ratio - 1.0).abs() * 100.0);
         self.instructions_pct()
+            .filter(|_| self.instructions_moved())
             .map_or(0.0, f64::abs)
             .max(alloc)
             .max(wall)
@@ -400,6 +417,7 @@ fn delta(
         output_changed: base.digests.get(id) != new.digests.get(id),
         why: why(id, base, new),
         other_path: new.paths.get(id).cloned(),
+        unseeded: crate::catalog::is_unseeded(id),
     }
 }
 
@@ -484,7 +502,7 @@ impl Gate {
             Gate::OutputChanged => c.output_changed.then(|| "output changed".to_owned()),
             Gate::Instructions(p) => c
                 .instructions_pct()
-                .filter(|d| over(*d, p))
+                .filter(|d| over(*d, p) && c.instructions_moved())
                 .map(|d| format!("instructions {d:+.3} % (limit {p:+} %)")),
             Gate::Blocks(p) => c
                 .alloc
@@ -525,7 +543,14 @@ pub fn offenders(cmp: &Comparison, gates: &[Gate]) -> Vec<(CaseId, String)> {
 }
 
 fn fmt_instructions(c: &CaseDelta) -> String {
-    let mark = if c.other_path.is_some() { " †" } else { "" };
+    let mark = match (
+        c.other_path.is_some(),
+        c.unseeded && !c.instructions_moved(),
+    ) {
+        (true, _) => " †",
+        (false, true) => " (varies from run to run; within its tolerance)",
+        (false, false) => "",
+    };
     c.instructions.map_or("-".into(), |p| {
         format!(
             "{} → {} ({:+.3} %){mark}",
@@ -650,10 +675,7 @@ pub fn markdown(cmp: &Comparison) -> String {
 
 /// The "why" section: for each case whose instruction count moved, the functions responsible.
 fn why_markdown(changed: &[&CaseDelta]) -> String {
-    let moved: Vec<&&CaseDelta> = changed
-        .iter()
-        .filter(|c| c.instructions.is_some_and(|p| p.base != p.new))
-        .collect();
+    let moved: Vec<&&CaseDelta> = changed.iter().filter(|c| c.instructions_moved()).collect();
     if moved.is_empty() {
         return String::new();
     }

@@ -281,6 +281,17 @@ impl Meta {
         dispatch: &[],
         unseeded: &[],
     };
+
+    /// Whether `variant`'s instruction counts vary from run to run ([`Meta::unseeded`]).
+    pub fn is_unseeded(&self, variant: &str) -> bool {
+        self.unseeded.iter().any(|(v, _)| *v == variant)
+    }
+}
+
+/// Whether `case`'s instruction count varies from run to run (see [`Meta::unseeded`]); false
+/// for a case of no page of this catalog.
+pub fn is_unseeded(case: &CaseId) -> bool {
+    crate::experiments::page(&case.exp).is_some_and(|e| e.meta().is_unseeded(&case.variant))
 }
 
 /// A size dimension of an experiment's workloads.

@@ -68,7 +68,7 @@ fn check_page(exp: &Experiment, rustc: &str, problems: &mut Vec<String>) -> Resu
                 "{case}: its output changed (digest differs from the recorded one)"
             ));
         }
-        let unseeded = exp.meta().unseeded.iter().any(|(v, _)| *v == case.variant);
+        let unseeded = exp.meta().is_unseeded(&case.variant);
         check_icount(
             case,
             old,
