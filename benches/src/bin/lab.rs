@@ -42,6 +42,8 @@ mod explain;
 mod fuzz;
 #[path = "lab/harness.rs"]
 mod harness;
+#[path = "lab/idle.rs"]
+mod idle;
 #[path = "lab/ladder.rs"]
 mod ladder;
 #[path = "lab/list.rs"]

@@ -197,6 +197,7 @@ impl Layout {
         cwd: &Path,
         data: Option<&Path>,
     ) -> Result<LayoutRun> {
+        crate::idle::warn_if_busy(&format!("the process of layout seed {}", self.seed));
         let mut cmd = Command::new(&self.binary);
         cmd.arg(out)
             .arg(serde_json::to_string(settings)?)
