@@ -222,9 +222,10 @@ pub struct CaseDelta {
     pub wall: Option<WallRatio>,
     /// Whether the two revisions' outputs differ (digests of the verifying runs).
     pub output_changed: bool,
-    /// Where the instruction count moved: the functions responsible (largest self change
-    /// first, then the largest inclusive changes), from both revisions' callgrind profiles.
-    /// Empty when the count did not move, or a revision kept no profile.
+    /// Where the instruction count moved ([`CaseDelta::instructions_moved`]): the functions
+    /// responsible (largest self change first, then the largest inclusive changes), from both
+    /// revisions' callgrind profiles. Empty when the count did not move, or a revision kept no
+    /// profile.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub why: Vec<FunctionDelta>,
     /// Where NEW's instruction count measures another kernel than its wall time (valgrind
@@ -408,28 +409,25 @@ fn delta(
         bytes: a.bytes,
         runs: a.runs,
     };
-    CaseDelta {
+    let mut delta = CaseDelta {
         case: id.clone(),
         instructions: both(&base.instructions, &new.instructions, id, |v| *v),
         alloc: both(&base.alloc, &new.alloc, id, count),
         cycles: both(&base.cycles, &new.cycles, id, |c| *c),
         wall: wall_ratio(id, base, new, paired, level),
         output_changed: base.digests.get(id) != new.digests.get(id),
-        why: why(id, base, new),
+        why: Vec::new(),
         other_path: new.paths.get(id).cloned(),
         unseeded: crate::catalog::is_unseeded(id),
+    };
+    if delta.instructions_moved() {
+        delta.why = why(id, base, new);
     }
+    delta
 }
 
 /// The functions behind a moved instruction count (see [`CaseDelta::why`]).
 fn why(id: &CaseId, base: &Side, new: &Side) -> Vec<FunctionDelta> {
-    let moved = matches!(
-        (base.instructions.get(id), new.instructions.get(id)),
-        (Some(b), Some(n)) if b != n
-    );
-    if !moved {
-        return Vec::new();
-    }
     match (base.profile(id), new.profile(id)) {
         (Some(b), Some(n)) => crate::callgrind::why(&b, &n, WHY_TOP),
         _ => Vec::new(),
