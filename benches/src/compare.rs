@@ -170,6 +170,10 @@ pub enum WallMethod {
     Paired {
         /// The section orders measured.
         layouts: usize,
+        /// Processes per layout, each with the inputs placed anew (1 in comparisons written
+        /// before there were several).
+        #[serde(default = "one")]
+        processes: usize,
     },
     /// Each revision timed by its own criterion runs, in alternating process rounds.
     Rounds {
@@ -184,6 +188,8 @@ pub enum WallMethod {
 pub struct PairedWall {
     /// The number of layouts measured.
     pub layouts: usize,
+    /// Processes per layout.
+    pub processes: usize,
     /// Per case, per layout, the pairs' log ratios.
     pub cases: BTreeMap<CaseId, Vec<Vec<f64>>>,
 }
@@ -346,7 +352,10 @@ pub fn compare(
         .map(|id| delta(id, base, new, paired, level))
         .collect();
     let wall_method = match paired {
-        Some(p) if !p.cases.is_empty() => Some(WallMethod::Paired { layouts: p.layouts }),
+        Some(p) if !p.cases.is_empty() => Some(WallMethod::Paired {
+            layouts: p.layouts,
+            processes: p.processes,
+        }),
         _ => common
             .iter()
             .find_map(|id| base.wall.get(*id).filter(|_| in_rounds(id)))
@@ -600,11 +609,28 @@ fn fmt_wall(c: &CaseDelta) -> String {
     })
 }
 
+/// The processes per layout of a comparison written before there were several.
+fn one() -> usize {
+    1
+}
+
+/// How many processes each layout ran in, as the Markdown says it.
+fn processes_note(processes: usize) -> String {
+    if processes > 1 {
+        format!(
+            "{processes} processes each, each with the inputs placed anew (the layout's pairs pooled)"
+        )
+    } else {
+        "one process each".to_owned()
+    }
+}
+
 /// What the Markdown says about how wall time was measured.
 fn wall_note(method: Option<WallMethod>) -> String {
     let how = match method {
-        Some(WallMethod::Paired { layouts }) => format!(
-            "Wall time is NEW/BASE (below 1 is faster), both revisions linked into one harness (functions and loops aligned to 64 octets, each side's inputs placed alike) and timed batch against batch in random order, under {layouts} link layouts (section orders, one process each): the 20 % trimmed geometric mean of each layout's median pair ratio, with Yuen's interval over layouts, simultaneous over the cases (all of them hold together with 95 % probability); \"layouts\" gives the smallest and largest layout's own ratio, what where the linker put the code did. "
+        Some(WallMethod::Paired { layouts, processes }) => format!(
+            "Wall time is NEW/BASE (below 1 is faster), both revisions linked into one harness (functions and loops aligned to 64 octets, each side's inputs placed alike) and timed batch against batch in random order, under {layouts} link layouts (section orders), {}: the 20 % trimmed geometric mean of each layout's median pair ratio, with Yuen's interval over layouts, simultaneous over the cases (all of them hold together with 95 % probability); \"layouts\" gives the smallest and largest layout's own ratio, what where the linker put the code did. ",
+            processes_note(processes)
         ),
         Some(WallMethod::Rounds { .. }) => "Wall time is NEW/BASE (below 1 is faster): the ratio of the medians over rounds, with an interval that resamples the alternating rounds as units and then their samples; the intervals are simultaneous (all of them hold together with 95 % probability). ".to_owned(),
         None => "Wall time was not measured. ".to_owned(),

@@ -209,10 +209,17 @@ fn compare_takes_wall_time_from_the_pairs_and_says_so() {
     };
     let paired = PairedWall {
         layouts: 6,
+        processes: 1,
         cases: BTreeMap::from([("e/w/v".parse().unwrap(), synthetic(6, 100, |_| 1.2))]),
     };
     let cmp = compare::compare("a", "b", &side("x"), &side("x"), Some(&paired));
-    assert_eq!(cmp.wall_method, Some(WallMethod::Paired { layouts: 6 }));
+    assert_eq!(
+        cmp.wall_method,
+        Some(WallMethod::Paired {
+            layouts: 6,
+            processes: 1
+        })
+    );
     let wall = cmp.cases[0].wall.as_ref().unwrap();
     assert!((wall.ratio - 1.2).abs() < 0.01, "{wall:?}");
     assert_eq!(wall.layouts.len(), 6);
@@ -222,6 +229,56 @@ fn compare_takes_wall_time_from_the_pairs_and_says_so() {
     let json = serde_json::to_string(&cmp).unwrap();
     let back: compare::Comparison = serde_json::from_str(&json).unwrap();
     assert_eq!(back, cmp);
+}
+
+#[test]
+fn a_layouts_processes_pool_their_pairs_and_the_markdown_says_how_many() {
+    let case = |base: &[f64], new: &[f64]| sampler::PairedCase {
+        base_digest: "d".into(),
+        new_digest: "d".into(),
+        pairs: Pairs {
+            iters: 4,
+            base_ns: base.to_vec(),
+            new_ns: new.to_vec(),
+        },
+    };
+    let run = |cases: Vec<(&str, sampler::PairedCase)>| sampler::LayoutRun {
+        cases: cases
+            .into_iter()
+            .map(|(id, c)| (id.to_owned(), c))
+            .collect(),
+    };
+    let mut first = run(vec![("e/w/a", case(&[10.0], &[11.0]))]);
+    first.absorb(run(vec![
+        ("e/w/a", case(&[20.0, 30.0], &[22.0, 33.0])),
+        ("e/w/b", case(&[5.0], &[6.0])),
+    ]));
+    assert_eq!(first.cases["e/w/a"].pairs.base_ns, [10.0, 20.0, 30.0]);
+    assert_eq!(first.cases["e/w/a"].pairs.new_ns, [11.0, 22.0, 33.0]);
+    assert_eq!(first.cases["e/w/b"].pairs.new_ns, [6.0]);
+
+    let side = Side {
+        digests: BTreeMap::from([("e/w/v".parse().unwrap(), "x".to_owned())]),
+        ..Side::default()
+    };
+    let paired = PairedWall {
+        layouts: 6,
+        processes: 3,
+        cases: BTreeMap::from([("e/w/v".parse().unwrap(), synthetic(6, 100, |_| 1.0))]),
+    };
+    let md = compare::markdown(&compare::compare("a", "b", &side, &side, Some(&paired)));
+    assert!(
+        md.contains("6 link layouts (section orders), 3 processes each"),
+        "{md}"
+    );
+    let old: WallMethod = serde_json::from_str(r#"{"method":"paired","layouts":16}"#).unwrap();
+    assert_eq!(
+        old,
+        WallMethod::Paired {
+            layouts: 16,
+            processes: 1
+        }
+    );
 }
 
 #[test]

@@ -100,6 +100,7 @@ fn full_comparison() -> compare::Comparison {
     let (base, new) = (side(1000, 100.0), side(1100, 110.0));
     let paired = PairedWall {
         layouts: 2,
+        processes: 3,
         cases: [(
             "crc/frag-64/adaptive".parse().unwrap(),
             vec![vec![0.09, 0.1], vec![0.1, 0.11]],
@@ -132,7 +133,10 @@ fn a_full_comparison_validates_and_a_broken_one_does_not() {
     let cmp = full_comparison();
     assert!(matches!(
         cmp.wall_method,
-        Some(WallMethod::Paired { layouts: 2 })
+        Some(WallMethod::Paired {
+            layouts: 2,
+            processes: 3
+        })
     ));
     let value = serde_json::to_value(&cmp).unwrap();
     for part in [

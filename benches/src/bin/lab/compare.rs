@@ -47,6 +47,11 @@ pub struct Args {
     /// nanosecond-scale ratio by 5-50 %.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=64))]
     layouts: u64,
+    /// Processes per link layout, each with the inputs placed anew and its share of the
+    /// sampling time: a process's own placement moves the ratio of a memory-heavy case by up
+    /// to 5 % here, and the layout's ratio is taken over all of its processes.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=8))]
+    processes: u64,
     /// Where the revisions cannot be linked into one harness: alternating wall-time rounds per
     /// revision (each a short criterion run of every case in its own process). Ten rounds, because whole rounds of a small case can run up to 2x slow
     /// here: with five, all of one side's rounds land beyond all of the other's by chance in
@@ -346,7 +351,7 @@ pub fn run(args: &Args) -> Result<()> {
     keep_metrics(&mut n, &args.metrics);
     let mut paired = None;
     if args.metrics.wants(Measure::Wall) {
-        match paired_wall(&base, &new, &sel, args.layouts, &b, &n) {
+        match paired_wall(&base, &new, &sel, (args.layouts, args.processes), &b, &n) {
             Ok(p) => paired = Some(p),
             Err(e) => {
                 eprintln!("compare: wall time in process rounds, not one paired harness: {e:#}");
@@ -375,12 +380,13 @@ fn keep_metrics(side: &mut Side, metrics: &Metrics) {
 }
 
 /// Wall time from the dual harness (both revisions in one process) under `layouts` section
-/// orders; each case's outputs must be those the revisions' own verification recorded.
+/// orders, each in `processes` processes; each case's outputs must be those the revisions'
+/// own verification recorded.
 fn paired_wall(
     base: &Revision,
     new: &Revision,
     sel: &Selection,
-    layouts: u64,
+    (layouts, processes): (u64, u64),
     b: &Side,
     n: &Side,
 ) -> Result<PairedWall> {
@@ -393,9 +399,11 @@ fn paired_wall(
         name(base).unwrap_or_default(),
         name(new).unwrap_or_default()
     );
-    let runs = crate::dual::paired_runs(&base_src, &new_src, &key, by_backend(sel), layouts)?;
+    let parts = by_backend(sel);
+    let runs = crate::dual::paired_runs(&base_src, &new_src, &key, parts, (layouts, processes))?;
     let mut out = PairedWall {
         layouts: layouts as usize,
+        processes: processes as usize,
         cases: BTreeMap::new(),
     };
     for (id, per_layout) in runs {

@@ -121,8 +121,9 @@ impl Dual {
         link_in_layouts(cargo, &built, &self.dir.join("layouts"), &name, seeds)
     }
 
-    /// Runs one layout's binary over `sel` and reads what it measured. `data` is the shared
-    /// data folder the revisions' workloads read.
+    /// Runs one layout's binary over `sel` in `processes` processes ([`Layout::run`]) and
+    /// reads what they measured. `data` is the shared data folder the revisions' workloads
+    /// read.
     ///
     /// # Errors
     ///
@@ -130,12 +131,14 @@ impl Dual {
     pub fn run(
         &self,
         layout: &Layout,
+        processes: u64,
         sel: &Selection,
         settings: &Settings,
         data: Option<&Path>,
     ) -> Result<LayoutRun> {
         let out = self.dir.join(format!("run-{}.json", layout.seed));
-        layout.run(&out, settings, &selection_words(sel), &self.dir, data)
+        let words = selection_words(sel);
+        layout.run(processes, &out, settings, &words, &self.dir, data)
     }
 }
 
@@ -183,14 +186,38 @@ pub fn link_in_layouts(
 }
 
 impl Layout {
-    /// Runs this layout's binary (`OUT SETTINGS_JSON [SELECTION...]`, in `cwd`) and reads
-    /// what it measured from `out`. `data`, when given, is the data folder its workloads read.
+    /// Runs this layout's binary `processes` times over `words` (in `cwd`) and merges what
+    /// they measured ([`LayoutRun::absorb`]). Each process places the inputs anew (its own
+    /// heap seed, so fresh pages at other offsets) and takes its share of `settings`' sampling
+    /// time: on this machine a process's own placement moved an A/A ratio of the memory-heavy
+    /// cases by up to 5 % (one binary, one heap seed, six processes), as much as the link
+    /// layout did. `data`, when given, is the data folder the workloads read; `out` holds each
+    /// process's result in turn.
     ///
     /// # Errors
     ///
     /// When the harness fails (a case whose output differs from its baseline's, missing data).
     pub fn run(
         &self,
+        processes: u64,
+        out: &Path,
+        settings: &Settings,
+        words: &[String],
+        cwd: &Path,
+        data: Option<&Path>,
+    ) -> Result<LayoutRun> {
+        let mut merged = LayoutRun::default();
+        for process in 0..processes.max(1) {
+            let share = process_share(settings, process, processes.max(1));
+            merged.absorb(self.run_process(process, out, &share, words, cwd, data)?);
+        }
+        Ok(merged)
+    }
+
+    /// One process of [`Layout::run`]; process 0 places the inputs by the layout's seed.
+    fn run_process(
+        &self,
+        process: u64,
         out: &Path,
         settings: &Settings,
         words: &[String],
@@ -205,7 +232,10 @@ impl Layout {
             .current_dir(cwd)
             // The environment's size moves the stack: vary it with the layout too.
             .env("WIRELAB_PAD", "x".repeat((self.seed as usize * 37) % 512))
-            .env("WIRELAB_HEAP_SEED", self.seed.to_string())
+            .env(
+                "WIRELAB_HEAP_SEED",
+                (self.seed + process * HEAP_SEED_STRIDE).to_string(),
+            )
             .env_remove(wirelab_bench::ENV_SELECTION)
             .stdout(std::io::stderr());
         if let Some(data) = data {
@@ -221,12 +251,28 @@ impl Layout {
     }
 }
 
+/// Heap seeds of a layout's later processes step by this, past any layout's own seed.
+const HEAP_SEED_STRIDE: u64 = 1_000_003;
+
+/// Process `process` of `processes`'s part of `settings`: its own pair order, and the
+/// warm-up, the pairs and the time of one case divided among the processes (at least the 8
+/// pairs the precision check needs).
+fn process_share(settings: &Settings, process: u64, processes: u64) -> Settings {
+    Settings {
+        seed: settings.seed + process * HEAP_SEED_STRIDE,
+        warmup_ns: settings.warmup_ns / processes,
+        min_pairs: (settings.min_pairs / processes as usize).max(8),
+        max_ns: settings.max_ns / processes,
+        ..settings.clone()
+    }
+}
+
 /// Each case's results, layout by layout.
 pub type Runs = BTreeMap<String, Vec<PairedCase>>;
 
 /// Times the cases of each part (a backend and its selection) present in both source trees
 /// against each other: one dual harness (folder `d-<key>`) per backend, linked under `layouts`
-/// section orders (seeds 1..=layouts), each layout one process over every case.
+/// section orders (seeds 1..=layouts), each layout `processes` processes over every case.
 ///
 /// # Errors
 ///
@@ -236,7 +282,7 @@ pub fn paired_runs(
     new_src: &Path,
     key: &str,
     parts: Vec<(Backend, Selection)>,
-    layouts: u64,
+    (layouts, processes): (u64, u64),
 ) -> Result<Runs> {
     let dual = Dual::prepare(base_src, new_src, key)?;
     let seeds: Vec<u64> = (1..=layouts).collect();
@@ -249,13 +295,14 @@ pub fn paired_runs(
         let linked = dual.link_layouts(backend, &seeds)?;
         for (i, layout) in linked.iter().enumerate() {
             eprintln!(
-                "\n=== compare: wall time, layout {}/{} (seed {}): both revisions in one process ===",
+                "\n=== compare: wall time, layout {}/{} (seed {}): both revisions in one process, {processes} processes ===",
                 i + 1,
                 linked.len(),
                 layout.seed
             );
             let run = dual.run(
                 layout,
+                processes,
                 &part,
                 &layout_settings(layout.seed, false),
                 data.as_deref(),
@@ -294,6 +341,9 @@ pub struct Args {
     /// Link layouts to measure.
     #[arg(long, default_value_t = 3)]
     layouts: u64,
+    /// Processes per layout, each with the inputs placed anew.
+    #[arg(long, default_value_t = 1)]
+    processes: u64,
     /// Where to write each case's results, layout by layout (JSON).
     #[arg(long)]
     out: PathBuf,
@@ -316,7 +366,7 @@ pub fn run_verb(args: &Args) -> Result<()> {
         &args.new,
         &key,
         vec![(Backend::MinizOxide, Selection::default())],
-        args.layouts,
+        (args.layouts, args.processes),
     )?;
     wirelab_bench::records::write_json(&args.out, &runs).map_err(anyhow::Error::msg)
 }

@@ -47,6 +47,7 @@ pub fn measure(sel: &Selection, quick: bool) -> Result<f64> {
             let out = layouts_dir().join(format!("run-{}.json", layout.seed));
             let settings = layout_settings(layout.seed, quick);
             let run = layout.run(
+                1,
                 &out,
                 &settings,
                 &selection_words(&part),
