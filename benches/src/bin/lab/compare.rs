@@ -48,8 +48,9 @@ pub struct Args {
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=64))]
     layouts: u64,
     /// Processes per link layout, each with the inputs placed anew and its share of the
-    /// sampling time: a process's own placement moves the ratio of a memory-heavy case by up
-    /// to 5 % here, and the layout's ratio is taken over all of its processes.
+    /// sampling time: a process's own placement moves the ratio of a memory-heavy case here
+    /// (one binary run 12 times read crc/frag-1k/adaptive 0.66-1.16 against itself), and the
+    /// layout's ratio is taken over the pooled pairs of its processes.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=8))]
     processes: u64,
     /// Where the revisions cannot be linked into one harness: alternating wall-time rounds per
