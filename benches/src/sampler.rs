@@ -100,24 +100,6 @@ pub struct LayoutRun {
     pub cases: BTreeMap<String, PairedCase>,
 }
 
-impl LayoutRun {
-    /// Adds the pairs `other` (another process of the same layout) took to this run's, case
-    /// by case; a case only `other` has is taken whole.
-    pub fn absorb(&mut self, other: LayoutRun) {
-        for (id, case) in other.cases {
-            match self.cases.get_mut(&id) {
-                Some(mine) => {
-                    mine.pairs.base_ns.extend(case.pairs.base_ns);
-                    mine.pairs.new_ns.extend(case.pairs.new_ns);
-                }
-                None => {
-                    self.cases.insert(id, case);
-                }
-            }
-        }
-    }
-}
-
 /// The median of `v` (sorted in place); 0 when empty.
 pub fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {

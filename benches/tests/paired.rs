@@ -232,31 +232,7 @@ fn compare_takes_wall_time_from_the_pairs_and_says_so() {
 }
 
 #[test]
-fn a_layouts_processes_pool_their_pairs_and_the_markdown_says_how_many() {
-    let case = |base: &[f64], new: &[f64]| sampler::PairedCase {
-        base_digest: "d".into(),
-        new_digest: "d".into(),
-        pairs: Pairs {
-            iters: 4,
-            base_ns: base.to_vec(),
-            new_ns: new.to_vec(),
-        },
-    };
-    let run = |cases: Vec<(&str, sampler::PairedCase)>| sampler::LayoutRun {
-        cases: cases
-            .into_iter()
-            .map(|(id, c)| (id.to_owned(), c))
-            .collect(),
-    };
-    let mut first = run(vec![("e/w/a", case(&[10.0], &[11.0]))]);
-    first.absorb(run(vec![
-        ("e/w/a", case(&[20.0, 30.0], &[22.0, 33.0])),
-        ("e/w/b", case(&[5.0], &[6.0])),
-    ]));
-    assert_eq!(first.cases["e/w/a"].pairs.base_ns, [10.0, 20.0, 30.0]);
-    assert_eq!(first.cases["e/w/a"].pairs.new_ns, [11.0, 22.0, 33.0]);
-    assert_eq!(first.cases["e/w/b"].pairs.new_ns, [6.0]);
-
+fn the_markdown_says_how_many_processes_each_layout_ran() {
     let side = Side {
         digests: BTreeMap::from([("e/w/v".parse().unwrap(), "x".to_owned())]),
         ..Side::default()

@@ -187,7 +187,7 @@ pub fn link_in_layouts(
 
 impl Layout {
     /// Runs this layout's binary `processes` times over `words` (in `cwd`) and merges what
-    /// they measured ([`LayoutRun::absorb`]). Each process places the inputs anew (its own
+    /// they measured ([`absorb`]). Each process places the inputs anew (its own
     /// heap seed, so fresh pages at other offsets) and takes its share of `settings`' sampling
     /// time: on this machine a process's own placement moved an A/A ratio of the memory-heavy
     /// cases as much as the link layout did (one binary, one heap seed, 12 processes:
@@ -209,7 +209,10 @@ impl Layout {
         let mut merged = LayoutRun::default();
         for process in 0..processes.max(1) {
             let share = process_share(settings, process, processes.max(1));
-            merged.absorb(self.run_process(process, out, &share, words, cwd, data)?);
+            absorb(
+                &mut merged,
+                self.run_process(process, out, &share, words, cwd, data)?,
+            );
         }
         Ok(merged)
     }
@@ -248,6 +251,23 @@ impl Layout {
             bail!("{} failed ({status})", self.binary.display());
         }
         wirelab_bench::records::read_json(out).map_err(anyhow::Error::msg)
+    }
+}
+
+/// Adds the pairs `other` (another process of the same layout) took to `into`'s, case by
+/// case; a case only `other` has is taken whole. (Here, not in the library's sampler: a
+/// change there moves the instruction counts of the experiments the library holds.)
+pub fn absorb(into: &mut LayoutRun, other: LayoutRun) {
+    for (id, case) in other.cases {
+        match into.cases.get_mut(&id) {
+            Some(mine) => {
+                mine.pairs.base_ns.extend(case.pairs.base_ns);
+                mine.pairs.new_ns.extend(case.pairs.new_ns);
+            }
+            None => {
+                into.cases.insert(id, case);
+            }
+        }
     }
 }
 
@@ -571,7 +591,37 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::harness_profile;
+    use super::{LayoutRun, absorb, harness_profile};
+
+    #[test]
+    fn a_layouts_processes_pool_their_pairs() {
+        let case = |base: &[f64], new: &[f64]| wirelab_bench::sampler::PairedCase {
+            base_digest: "d".into(),
+            new_digest: "d".into(),
+            pairs: wirelab_bench::sampler::Pairs {
+                iters: 4,
+                base_ns: base.to_vec(),
+                new_ns: new.to_vec(),
+            },
+        };
+        let run = |cases: Vec<(&str, wirelab_bench::sampler::PairedCase)>| LayoutRun {
+            cases: cases
+                .into_iter()
+                .map(|(id, c)| (id.to_owned(), c))
+                .collect(),
+        };
+        let mut first = run(vec![("e/w/a", case(&[10.0], &[11.0]))]);
+        absorb(
+            &mut first,
+            run(vec![
+                ("e/w/a", case(&[20.0, 30.0], &[22.0, 33.0])),
+                ("e/w/b", case(&[5.0], &[6.0])),
+            ]),
+        );
+        assert_eq!(first.cases["e/w/a"].pairs.base_ns, [10.0, 20.0, 30.0]);
+        assert_eq!(first.cases["e/w/a"].pairs.new_ns, [11.0, 22.0, 33.0]);
+        assert_eq!(first.cases["e/w/b"].pairs.new_ns, [6.0]);
+    }
 
     #[test]
     fn a_members_profile_settings_go_to_both_renamed_copies() {
