@@ -136,9 +136,14 @@ impl Dual {
         settings: &Settings,
         data: Option<&Path>,
     ) -> Result<LayoutRun> {
-        let out = self.dir.join(format!("run-{}.json", layout.seed));
         let words = selection_words(sel);
-        layout.run(processes, &out, settings, &words, &self.dir, data)
+        let call = Invocation {
+            out: &self.dir.join(format!("run-{}.json", layout.seed)),
+            words: &words,
+            cwd: &self.dir,
+            data,
+        };
+        layout.run(processes, settings, &call)
     }
 }
 
@@ -185,34 +190,34 @@ pub fn link_in_layouts(
     Ok(layouts)
 }
 
+/// What a layout's binary is started with, besides its sampling settings.
+pub struct Invocation<'a> {
+    /// The file each process writes its result to, in turn.
+    pub out: &'a Path,
+    /// The selection's words.
+    pub words: &'a [String],
+    /// The folder the binary runs in.
+    pub cwd: &'a Path,
+    /// The data folder the workloads read, when not the default.
+    pub data: Option<&'a Path>,
+}
+
 impl Layout {
-    /// Runs this layout's binary `processes` times over `words` (in `cwd`) and merges what
+    /// Runs this layout's binary `processes` times as `call` says and merges what
     /// they measured ([`absorb`]). Each process places the inputs anew (its own
     /// heap seed, so fresh pages at other offsets) and takes its share of `settings`' sampling
     /// time: on this machine a process's own placement moved an A/A ratio of the memory-heavy
     /// cases as much as the link layout did (one binary, one heap seed, 12 processes:
-    /// crc/frag-1k/adaptive 0.66-1.16). `data`, when given, is the data folder the workloads read; `out` holds each
-    /// process's result in turn.
+    /// crc/frag-1k/adaptive 0.66-1.16).
     ///
     /// # Errors
     ///
     /// When the harness fails (a case whose output differs from its baseline's, missing data).
-    pub fn run(
-        &self,
-        processes: u64,
-        out: &Path,
-        settings: &Settings,
-        words: &[String],
-        cwd: &Path,
-        data: Option<&Path>,
-    ) -> Result<LayoutRun> {
+    pub fn run(&self, processes: u64, settings: &Settings, call: &Invocation) -> Result<LayoutRun> {
         let mut merged = LayoutRun::default();
         for process in 0..processes.max(1) {
             let share = process_share(settings, process, processes.max(1));
-            absorb(
-                &mut merged,
-                self.run_process(process, out, &share, words, cwd, data)?,
-            );
+            absorb(&mut merged, self.run_process(process, &share, call)?);
         }
         Ok(merged)
     }
@@ -221,18 +226,15 @@ impl Layout {
     fn run_process(
         &self,
         process: u64,
-        out: &Path,
         settings: &Settings,
-        words: &[String],
-        cwd: &Path,
-        data: Option<&Path>,
+        call: &Invocation,
     ) -> Result<LayoutRun> {
         crate::idle::warn_if_busy(&format!("the process of layout seed {}", self.seed));
         let mut cmd = Command::new(&self.binary);
-        cmd.arg(out)
+        cmd.arg(call.out)
             .arg(serde_json::to_string(settings)?)
-            .args(words)
-            .current_dir(cwd)
+            .args(call.words)
+            .current_dir(call.cwd)
             // The environment's size moves the stack: vary it with the layout too.
             .env("WIRELAB_PAD", "x".repeat((self.seed as usize * 37) % 512))
             .env(
@@ -241,7 +243,7 @@ impl Layout {
             )
             .env_remove(wirelab_bench::ENV_SELECTION)
             .stdout(std::io::stderr());
-        if let Some(data) = data {
+        if let Some(data) = call.data {
             cmd.env("WIRELAB_DATA", data);
         }
         let status = cmd
@@ -250,13 +252,12 @@ impl Layout {
         if !status.success() {
             bail!("{} failed ({status})", self.binary.display());
         }
-        wirelab_bench::records::read_json(out).map_err(anyhow::Error::msg)
+        wirelab_bench::records::read_json(call.out).map_err(anyhow::Error::msg)
     }
 }
 
 /// Adds the pairs `other` (another process of the same layout) took to `into`'s, case by
-/// case; a case only `other` has is taken whole. (Here, not in the library's sampler: a
-/// change there moves the instruction counts of the experiments the library holds.)
+/// case; a case only `other` has is taken whole.
 pub fn absorb(into: &mut LayoutRun, other: LayoutRun) {
     for (id, case) in other.cases {
         match into.cases.get_mut(&id) {

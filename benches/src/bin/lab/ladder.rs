@@ -6,7 +6,7 @@
 //! keeps the absolute times; the speed-ups and their intervals over layouts go to
 //! `target/wirelab/ladder/<exp>.json` (case id -> [`LayoutSpeedup`]).
 
-use crate::dual::{Layout, layout_settings, link_in_layouts, selection_words};
+use crate::dual::{Invocation, Layout, layout_settings, link_in_layouts, selection_words};
 use crate::tools::by_backend;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -44,16 +44,14 @@ pub fn measure(sel: &Selection, quick: bool) -> Result<f64> {
                 seeds.len(),
                 layout.seed
             );
-            let out = layouts_dir().join(format!("run-{}.json", layout.seed));
             let settings = layout_settings(layout.seed, quick);
-            let run = layout.run(
-                1,
-                &out,
-                &settings,
-                &selection_words(&part),
-                &workspace_root(),
-                None,
-            )?;
+            let call = Invocation {
+                out: &layouts_dir().join(format!("run-{}.json", layout.seed)),
+                words: &selection_words(&part),
+                cwd: &workspace_root(),
+                data: None,
+            };
+            let run = layout.run(1, &settings, &call)?;
             for (id, case) in run.cases {
                 runs.entry(id).or_default().push(case);
             }
