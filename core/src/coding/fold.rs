@@ -493,6 +493,10 @@ fn fold_rope_avx512<'a, I: Iterator<Item = &'a [u8]>>(f: &mut Folding, pieces: I
         phase = (phase + 1) % 4;
     };
     for mut piece in pieces {
+        if piece.len() == CHUNK && f.pending_len == 0 {
+            one(&mut s, piece);
+            continue;
+        }
         if f.pending_len > 0 {
             let take = piece.len().min(CHUNK - f.pending_len);
             f.pending[f.pending_len..f.pending_len + take].copy_from_slice(&piece[..take]);
