@@ -161,20 +161,30 @@ impl WallRatio {
     }
 }
 
+/// How the paired harness sampled: link layouts, processes per layout, placements of the
+/// inputs per process.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct PairedDesign {
+    /// The section orders measured.
+    pub layouts: usize,
+    /// Processes per layout, each with the inputs placed anew (1 in comparisons written
+    /// before there were several).
+    #[serde(default = "one")]
+    pub processes: usize,
+    /// Placements of each side's inputs within a process, its pairs going round them (1 in
+    /// comparisons written before there were several).
+    #[serde(default = "one")]
+    pub placements: usize,
+}
+
 /// How the wall times of a comparison were taken.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "method")]
 pub enum WallMethod {
-    /// Both revisions linked into one harness, timed batch against batch, under `layouts`
-    /// link layouts.
-    Paired {
-        /// The section orders measured.
-        layouts: usize,
-        /// Processes per layout, each with the inputs placed anew (1 in comparisons written
-        /// before there were several).
-        #[serde(default = "one")]
-        processes: usize,
-    },
+    /// Both revisions linked into one harness, timed batch against batch, as the design says.
+    Paired(PairedDesign),
     /// Each revision timed by its own criterion runs, in alternating process rounds.
     Rounds {
         /// Rounds per revision.
@@ -186,10 +196,8 @@ pub enum WallMethod {
 /// `ln(new / base)` per pair.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PairedWall {
-    /// The number of layouts measured.
-    pub layouts: usize,
-    /// Processes per layout.
-    pub processes: usize,
+    /// How they were sampled.
+    pub design: PairedDesign,
     /// Per case, per layout, the pairs' log ratios.
     pub cases: BTreeMap<CaseId, Vec<Vec<f64>>>,
 }
@@ -352,10 +360,7 @@ pub fn compare(
         .map(|id| delta(id, base, new, paired, level))
         .collect();
     let wall_method = match paired {
-        Some(p) if !p.cases.is_empty() => Some(WallMethod::Paired {
-            layouts: p.layouts,
-            processes: p.processes,
-        }),
+        Some(p) if !p.cases.is_empty() => Some(WallMethod::Paired(p.design)),
         _ => common
             .iter()
             .find_map(|id| base.wall.get(*id).filter(|_| in_rounds(id)))
@@ -609,28 +614,39 @@ fn fmt_wall(c: &CaseDelta) -> String {
     })
 }
 
-/// The processes per layout of a comparison written before there were several.
+/// The processes per layout, or placements per process, of a comparison written before there
+/// were several.
 fn one() -> usize {
     1
 }
 
-/// How many processes each layout ran in, as the Markdown says it.
-fn processes_note(processes: usize) -> String {
-    if processes > 1 {
+/// How many processes each layout ran in, and placements each process, as the Markdown says it.
+fn design_note(d: PairedDesign) -> String {
+    let processes = if d.processes > 1 {
         format!(
-            "{processes} processes each, each with the inputs placed anew (the layout's pairs pooled)"
+            "{} processes each, each with the inputs placed anew (the layout's pairs pooled)",
+            d.processes
         )
     } else {
         "one process each".to_owned()
+    };
+    if d.placements > 1 {
+        format!(
+            "{processes}, and within a process each side's inputs placed {} times, the pairs going round the placements",
+            d.placements
+        )
+    } else {
+        processes
     }
 }
 
 /// What the Markdown says about how wall time was measured.
 fn wall_note(method: Option<WallMethod>) -> String {
     let how = match method {
-        Some(WallMethod::Paired { layouts, processes }) => format!(
-            "Wall time is NEW/BASE (below 1 is faster), both revisions linked into one harness (functions and loops aligned to 64 octets, each side's inputs placed alike) and timed batch against batch in random order, under {layouts} link layouts (section orders), {}: the 20 % trimmed geometric mean of each layout's median pair ratio, with Yuen's interval over layouts, simultaneous over the cases (all of them hold together with 95 % probability); \"layouts\" gives the smallest and largest layout's own ratio, what where the linker put the code did. ",
-            processes_note(processes)
+        Some(WallMethod::Paired(design)) => format!(
+            "Wall time is NEW/BASE (below 1 is faster), both revisions linked into one harness (functions and loops aligned to 64 octets, each side's inputs placed alike) and timed batch against batch in random order, under {} link layouts (section orders), {}: the 20 % trimmed geometric mean of each layout's median pair ratio, with Yuen's interval over layouts, simultaneous over the cases (all of them hold together with 95 % probability); \"layouts\" gives the smallest and largest layout's own ratio, what where the linker put the code did. ",
+            design.layouts,
+            design_note(design)
         ),
         Some(WallMethod::Rounds { .. }) => "Wall time is NEW/BASE (below 1 is faster): the ratio of the medians over rounds, with an interval that resamples the alternating rounds as units and then their samples; the intervals are simultaneous (all of them hold together with 95 % probability). ".to_owned(),
         None => "Wall time was not measured. ".to_owned(),

@@ -9,12 +9,22 @@
 //! [`Settings::min_pairs`] and the pairs' ratio is known within [`Settings::precision`] or the
 //! case's time is up ([`Settings::max_ns`]). A pair's two batches run moments apart, so drift
 //! of the machine hits both alike and cancels in their ratio.
+//!
+//! Each side's cases are set up [`Settings::placements`] times, each setup with its inputs
+//! placed anew (other pages, other offsets; the harness's allocator sees to that), and a case's
+//! pairs go round the placements: pair `i` times both sides' placement `i % placements`. Where
+//! a side's inputs happen to land moves a memory-heavy case by several per cent for as long as
+//! they stay there (in A/As of crc over 1 MiB, up to +-15 % per process); spread over the
+//! placements within the process, that bias shrinks instead of deciding the process's ratio.
 
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
+
+/// Performs a case once and returns a value derived from its output.
+pub type Run = Box<dyn FnMut() -> u64>;
 
 /// A case ready to time: its id, the digest of its verified output, and its runner (one run,
 /// output discarded).
@@ -24,7 +34,52 @@ pub struct Timed {
     /// SHA-256 of the output it produced when verified against its baseline.
     pub digest: String,
     /// Performs the case once.
-    pub run: Box<dyn FnMut() -> u64>,
+    pub run: Run,
+}
+
+/// One case set up once per placement of its inputs.
+pub struct Placed {
+    /// `exp/workload/variant`.
+    pub id: String,
+    /// SHA-256 of its verified output (the same in every placement).
+    pub digest: String,
+    /// Its runner in each placement.
+    pub runs: Vec<Run>,
+}
+
+/// The cases of several setups of one selection (one per placement, each in the same order),
+/// case by case.
+///
+/// # Errors
+///
+/// When the setups differ in their cases or in a case's output digest.
+pub fn placed(setups: Vec<Vec<Timed>>) -> Result<Vec<Placed>, String> {
+    let mut setups = setups.into_iter();
+    let mut out: Vec<Placed> = setups
+        .next()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|t| Placed {
+            id: t.id,
+            digest: t.digest,
+            runs: vec![t.run],
+        })
+        .collect();
+    for setup in setups {
+        if setup.len() != out.len() {
+            return Err("two setups of one selection set up different cases".to_owned());
+        }
+        for (p, t) in out.iter_mut().zip(setup) {
+            if (&t.id, &t.digest) != (&p.id, &p.digest) {
+                return Err(format!(
+                    "{}: a second setup gave {} with output {} (first: {})",
+                    p.id, t.id, t.digest, p.digest
+                ));
+            }
+            p.runs.push(t.run);
+        }
+    }
+    Ok(out)
 }
 
 /// How long and how precisely each case is sampled.
@@ -44,6 +99,14 @@ pub struct Settings {
     pub max_ns: u64,
     /// Seeds the order of the sides in each pair.
     pub seed: u64,
+    /// How many times each side's cases are set up, their inputs placed anew each time (see
+    /// the module's description); at least 1.
+    #[serde(default = "one")]
+    pub placements: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl Default for Settings {
@@ -55,6 +118,7 @@ impl Default for Settings {
             precision: 0.01,
             max_ns: 400_000_000,
             seed: 1,
+            placements: 1,
         }
     }
 }
@@ -141,26 +205,32 @@ fn batch(run: &mut dyn FnMut() -> u64, iters: u64) -> f64 {
     started.elapsed().as_nanos() as f64 / iters as f64
 }
 
-/// Runs both sides alternately for about `warmup_ns` each and returns their mean time per run.
-fn warm_up(base: &mut dyn FnMut() -> u64, new: &mut dyn FnMut() -> u64, warmup_ns: u64) -> f64 {
+/// Runs both sides alternately for about `warmup_ns` each, placement after placement, and
+/// returns their mean time per run.
+fn warm_up(base: &mut [Run], new: &mut [Run], warmup_ns: u64) -> f64 {
     let (mut runs, started) = (0u64, Instant::now());
     let mut iters = 1;
+    let mut turn = 0;
     while (started.elapsed().as_nanos() as u64) < 2 * warmup_ns {
-        batch(base, iters);
-        batch(new, iters);
+        let at = turn % base.len().min(new.len());
+        batch(&mut base[at], iters);
+        batch(&mut new[at], iters);
         runs += 2 * iters;
         iters = (iters * 2).min(1 << 20);
+        turn += 1;
     }
     started.elapsed().as_nanos() as f64 / runs.max(1) as f64
 }
 
-/// Times `base` against `new` in pairs of equal batches (see the module's description).
-pub fn sample(
-    base: &mut dyn FnMut() -> u64,
-    new: &mut dyn FnMut() -> u64,
-    settings: &Settings,
-    rng: &mut Rng,
-) -> Pairs {
+/// Times `base` against `new` in pairs of equal batches, pair `i` in placement `i % n` of
+/// both sides' `n` placements (see the module's description).
+///
+/// # Panics
+///
+/// When a side has no placement.
+pub fn sample(base: &mut [Run], new: &mut [Run], settings: &Settings, rng: &mut Rng) -> Pairs {
+    let placements = base.len().min(new.len());
+    assert!(placements > 0, "a case to sample has a runner on each side");
     let per_run = warm_up(base, new, settings.warmup_ns);
     let iters = ((settings.batch_ns as f64 / per_run.max(1.0)).round() as u64).max(1);
     let mut pairs = Pairs {
@@ -169,6 +239,8 @@ pub fn sample(
     };
     let started = Instant::now();
     loop {
+        let at = pairs.base_ns.len() % placements;
+        let (base, new) = (&mut base[at], &mut new[at]);
         let (b, n) = if rng.next_u64() & 1 == 0 {
             let b = batch(base, iters);
             (b, batch(new, iters))
@@ -190,13 +262,13 @@ pub fn sample(
 /// Times every case present in both revisions, in BASE's order; `progress` hears each id
 /// before it is timed.
 pub fn run_layout(
-    base: Vec<Timed>,
-    new: Vec<Timed>,
+    base: Vec<Placed>,
+    new: Vec<Placed>,
     settings: &Settings,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> LayoutRun {
-    let mut new: BTreeMap<String, Timed> = new.into_iter().map(|t| (t.id.clone(), t)).collect();
-    let both: Vec<(Timed, Timed)> = base
+    let mut new: BTreeMap<String, Placed> = new.into_iter().map(|t| (t.id.clone(), t)).collect();
+    let both: Vec<(Placed, Placed)> = base
         .into_iter()
         .filter_map(|b| new.remove(&b.id).map(|n| (b, n)))
         .collect();
@@ -205,7 +277,7 @@ pub fn run_layout(
     let total = both.len();
     for (i, (mut b, mut n)) in both.into_iter().enumerate() {
         progress(i, total, &b.id);
-        let pairs = sample(&mut b.run, &mut n.run, settings, &mut rng);
+        let pairs = sample(&mut b.runs, &mut n.runs, settings, &mut rng);
         out.cases.insert(
             b.id,
             PairedCase {
@@ -228,25 +300,41 @@ pub struct Rungs {
 }
 
 /// Times each variant of each workload against its baseline, in pairs (one process, one link
-/// layout); the results are keyed by the variant's id, BASE being the baseline.
+/// layout), over the setups' placements (one setup per placement, as [`placed`] takes them);
+/// the results are keyed by the variant's id, BASE being the baseline.
+///
+/// # Errors
+///
+/// When the setups differ (see [`placed`]).
 pub fn run_ladder(
-    workloads: Vec<Rungs>,
+    setups: Vec<Vec<Rungs>>,
     settings: &Settings,
     progress: &mut dyn FnMut(usize, usize, &str),
-) -> LayoutRun {
+) -> Result<LayoutRun, String> {
+    let others: Vec<usize> = setups
+        .first()
+        .map(|s| s.iter().map(|w| w.others.len()).collect())
+        .unwrap_or_default();
+    let flat = setups
+        .into_iter()
+        .map(|s| {
+            s.into_iter()
+                .flat_map(|w| std::iter::once(w.baseline).chain(w.others))
+                .collect()
+        })
+        .collect();
+    let mut cases = placed(flat)?.into_iter();
     let mut rng = Rng::new(settings.seed);
     let mut out = LayoutRun::default();
-    let total = workloads.iter().map(|w| w.others.len()).sum();
+    let total = others.iter().sum();
     let mut i = 0;
-    for Rungs {
-        mut baseline,
-        others,
-    } in workloads
-    {
-        for mut other in others {
+    for n in others {
+        let mut baseline = cases.next().ok_or("a setup lost a workload's baseline")?;
+        for _ in 0..n {
+            let mut other = cases.next().ok_or("a setup lost a variant")?;
             progress(i, total, &other.id);
             i += 1;
-            let pairs = sample(&mut baseline.run, &mut other.run, settings, &mut rng);
+            let pairs = sample(&mut baseline.runs, &mut other.runs, settings, &mut rng);
             let case = PairedCase {
                 base_digest: baseline.digest.clone(),
                 new_digest: other.digest,
@@ -255,7 +343,7 @@ pub fn run_ladder(
             out.cases.insert(other.id, case);
         }
     }
-    out
+    Ok(out)
 }
 
 /// The arguments every harness of this sampler takes: `OUT SETTINGS_JSON [SELECTION...]`.
@@ -282,19 +370,20 @@ fn invocation(usage: &str) -> Invocation {
     }
 }
 
-/// Loads cases after a seed-dependent allocation (so that neither side keeps one lucky
+/// A side's setup of the selection's cases, its inputs placed as the placement's index says.
+pub type Setup<T> = fn(&[String], u64) -> Result<T, String>;
+
+/// Sets up cases after a seed-dependent allocation (so that neither side keeps one lucky
 /// placement of its inputs from layout to layout); exits with status 1 on an error.
-fn load<T>(
-    side: fn(&[String]) -> Result<T, String>,
-    selection: &[String],
-    rng: &mut Rng,
-) -> (Vec<u8>, T) {
+fn load<T>(side: Setup<T>, placement: u64, selection: &[String], rng: &mut Rng) -> (Vec<u8>, T) {
     let pad = vec![0u8; rng.range(1, 64 * 1024)];
-    let cases = side(selection).unwrap_or_else(|e| {
-        eprintln!("error: {e}");
-        std::process::exit(1)
-    });
+    let cases = side(selection, placement).unwrap_or_else(|e| fail(&e));
     (pad, cases)
+}
+
+fn fail(e: &str) -> ! {
+    eprintln!("error: {e}");
+    std::process::exit(1)
 }
 
 /// Progress on stderr: one rewritten line on a terminal, every tenth case otherwise.
@@ -319,36 +408,50 @@ fn finish(run: &LayoutRun, out: &str, tty: bool) {
     });
 }
 
-/// The dual harness's `main`: `HARNESS OUT SETTINGS_JSON [SELECTION...]`. Loads each side's
-/// cases, times them and writes the [`LayoutRun`] to OUT as JSON.
-pub fn main(
-    base: fn(&[String]) -> Result<Vec<Timed>, String>,
-    new: fn(&[String]) -> Result<Vec<Timed>, String>,
-) {
+/// The dual harness's `main`: `HARNESS OUT SETTINGS_JSON [SELECTION...]`. Sets up each side's
+/// cases once per placement, times them and writes the [`LayoutRun`] to OUT as JSON.
+pub fn main(base: Setup<Vec<Timed>>, new: Setup<Vec<Timed>>) {
     let inv = invocation("dual-harness");
     let mut rng = Rng::new(inv.settings.seed ^ 0xA11C);
-    // Which side is set up first follows the seed (each process of each layout has its own):
-    // in A/As of crc over 1 MiB on an Intel Xeon the side set up second tended to read a few
-    // per cent faster, so one fixed order would lean every layout the same way.
-    let ((_pad_b, b), (_pad_n, n)) = if rng.next_u64() & 1 == 0 {
-        let base = load(base, &inv.selection, &mut rng);
-        (base, load(new, &inv.selection, &mut rng))
-    } else {
-        let new = load(new, &inv.selection, &mut rng);
-        (load(base, &inv.selection, &mut rng), new)
-    };
+    let (mut pads, mut b, mut n) = (Vec::new(), Vec::new(), Vec::new());
+    for placement in 0..inv.settings.placements.max(1) as u64 {
+        // Which side is set up first follows the seed (each process of each layout has its
+        // own): in A/As of crc over 1 MiB on an Intel Xeon the side set up second tended to
+        // read a few per cent faster, so one fixed order would lean every layout the same way.
+        let base_first = rng.next_u64() & 1 == 0;
+        for is_base in [base_first, !base_first] {
+            let (side, into) = if is_base {
+                (base, &mut b)
+            } else {
+                (new, &mut n)
+            };
+            let (pad, cases) = load(side, placement, &inv.selection, &mut rng);
+            pads.push(pad);
+            into.push(cases);
+        }
+    }
+    let (b, n) = (
+        placed(b).unwrap_or_else(|e| fail(&e)),
+        placed(n).unwrap_or_else(|e| fail(&e)),
+    );
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let run = run_layout(b, n, &inv.settings, &mut progress_line(tty));
     finish(&run, &inv.out, tty);
 }
 
-/// The ladder harness's `main` (same arguments as [`main`]): one revision's workloads, each
-/// variant timed against the baseline ([`run_ladder`]).
-pub fn main_ladder(rungs: fn(&[String]) -> Result<Vec<Rungs>, String>) {
+/// The ladder harness's `main` (same arguments as [`main`]): one revision's workloads, set up
+/// once per placement, each variant timed against the baseline ([`run_ladder`]).
+pub fn main_ladder(rungs: Setup<Vec<Rungs>>) {
     let inv = invocation("ladder-harness");
     let mut rng = Rng::new(inv.settings.seed ^ 0xA11C);
-    let (_pad, workloads) = load(rungs, &inv.selection, &mut rng);
+    let (mut pads, mut setups) = (Vec::new(), Vec::new());
+    for placement in 0..inv.settings.placements.max(1) as u64 {
+        let (pad, workloads) = load(rungs, placement, &inv.selection, &mut rng);
+        pads.push(pad);
+        setups.push(workloads);
+    }
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let run = run_ladder(workloads, &inv.settings, &mut progress_line(tty));
+    let run =
+        run_ladder(setups, &inv.settings, &mut progress_line(tty)).unwrap_or_else(|e| fail(&e));
     finish(&run, &inv.out, tty);
 }

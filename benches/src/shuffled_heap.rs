@@ -42,8 +42,9 @@ const ARENA_BYTES: usize = 64 << 30;
 /// cache, its way predictor or a TLB indexes with (only in the reservation's address space).
 const ARENA_ALIGN: usize = 1 << 32;
 
-/// Arenas one process can hold; a setup beyond them gets malloc with slack.
-const MAX_ARENAS: usize = 8;
+/// Arenas one process can hold (two sides, several placements); a setup beyond them gets
+/// malloc with slack.
+const MAX_ARENAS: usize = 32;
 
 /// Linux x86-64 and aarch64 values of mmap's flags.
 const PROT_READ_WRITE: i32 = 0x1 | 0x2;
@@ -78,15 +79,16 @@ fn class(size: usize) -> (usize, usize) {
 }
 
 /// Runs `setup` with every allocation in a new arena, the offsets restarted from the
-/// layout's seed (`WIRELAB_HEAP_SEED`, else 1): each call places alike what it allocates
-/// alike.
-pub fn during<T>(setup: impl FnOnce() -> T) -> T {
+/// layout's seed (`WIRELAB_HEAP_SEED`, else 1) and `placement`: two calls with the same
+/// placement place alike what they allocate alike (BASE's and NEW's setups of one placement),
+/// and each placement places otherwise.
+pub fn during<T>(placement: u64, setup: impl FnOnce() -> T) -> T {
     let seed = std::env::var("WIRELAB_HEAP_SEED")
         .ok()
         .and_then(|s| s.parse::<u64>().ok())
         .unwrap_or(1);
     STATE.store(
-        seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+        (seed ^ placement.rotate_right(17)).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
         Ordering::Relaxed,
     );
     open_arena();

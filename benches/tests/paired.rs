@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use wirelab_bench::compare::{self, PairedWall, Side, WallMethod};
+use wirelab_bench::compare::{self, PairedDesign, PairedWall, Side, WallMethod};
 use wirelab_bench::report::bootstrap::{TrimmedMean, ratio_over_layouts, student_t_quantile};
 use wirelab_bench::rng::Rng;
 use wirelab_bench::sampler::{self, Pairs, Settings, Timed};
@@ -150,10 +150,16 @@ fn pairs_run_both_sides_equally_and_stop_when_precise_or_at_the_cap() {
         precision: f64::INFINITY,
         max_ns: 2_000_000_000,
         seed: 3,
+        placements: 1,
     };
     let (b, n) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
     let (mut base, mut new) = (spinner(100, b.clone()), spinner(100, n.clone()));
-    let pairs = sampler::sample(&mut base, &mut new, &settings, &mut Rng::new(1));
+    let pairs = sampler::sample(
+        std::slice::from_mut(&mut base),
+        std::slice::from_mut(&mut new),
+        &settings,
+        &mut Rng::new(1),
+    );
     // An unbounded precision is met as soon as it is looked at: after the minimum.
     assert_eq!(pairs.base_ns.len(), 8);
     assert_eq!(pairs.new_ns.len(), 8);
@@ -166,7 +172,12 @@ fn pairs_run_both_sides_equally_and_stop_when_precise_or_at_the_cap() {
         ..settings
     };
     let started = std::time::Instant::now();
-    let pairs = sampler::sample(&mut base, &mut new, &capped, &mut Rng::new(1));
+    let pairs = sampler::sample(
+        std::slice::from_mut(&mut base),
+        std::slice::from_mut(&mut new),
+        &capped,
+        &mut Rng::new(1),
+    );
     assert!(pairs.base_ns.len() > 8);
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
@@ -185,10 +196,15 @@ fn a_layout_times_the_cases_both_sides_have_and_carries_their_digests() {
         precision: f64::INFINITY,
         max_ns: 10_000_000,
         seed: 1,
+        placements: 1,
     };
     let base = vec![timed("e/w/a", "1"), timed("e/w/b", "2")];
     let new = vec![timed("e/w/b", "3"), timed("e/w/c", "4")];
     let mut heard = Vec::new();
+    let (base, new) = (
+        sampler::placed(vec![base]).unwrap(),
+        sampler::placed(vec![new]).unwrap(),
+    );
     let run = sampler::run_layout(base, new, &settings, &mut |_, _, id| {
         heard.push(id.to_owned())
     });
@@ -208,17 +224,21 @@ fn compare_takes_wall_time_from_the_pairs_and_says_so() {
         ..Side::default()
     };
     let paired = PairedWall {
-        layouts: 6,
-        processes: 1,
+        design: PairedDesign {
+            layouts: 6,
+            processes: 1,
+            placements: 1,
+        },
         cases: BTreeMap::from([("e/w/v".parse().unwrap(), synthetic(6, 100, |_| 1.2))]),
     };
     let cmp = compare::compare("a", "b", &side("x"), &side("x"), Some(&paired));
     assert_eq!(
         cmp.wall_method,
-        Some(WallMethod::Paired {
+        Some(WallMethod::Paired(PairedDesign {
             layouts: 6,
-            processes: 1
-        })
+            processes: 1,
+            placements: 1
+        }))
     );
     let wall = cmp.cases[0].wall.as_ref().unwrap();
     assert!((wall.ratio - 1.2).abs() < 0.01, "{wall:?}");
@@ -238,8 +258,11 @@ fn the_markdown_says_how_many_processes_each_layout_ran() {
         ..Side::default()
     };
     let paired = PairedWall {
-        layouts: 6,
-        processes: 3,
+        design: PairedDesign {
+            layouts: 6,
+            processes: 3,
+            placements: 2,
+        },
         cases: BTreeMap::from([("e/w/v".parse().unwrap(), synthetic(6, 100, |_| 1.0))]),
     };
     let md = compare::markdown(&compare::compare("a", "b", &side, &side, Some(&paired)));
@@ -247,13 +270,15 @@ fn the_markdown_says_how_many_processes_each_layout_ran() {
         md.contains("6 link layouts (section orders), 3 processes each"),
         "{md}"
     );
+    assert!(md.contains("inputs placed 2 times"), "{md}");
     let old: WallMethod = serde_json::from_str(r#"{"method":"paired","layouts":16}"#).unwrap();
     assert_eq!(
         old,
-        WallMethod::Paired {
+        WallMethod::Paired(PairedDesign {
             layouts: 16,
-            processes: 1
-        }
+            processes: 1,
+            placements: 1
+        })
     );
 }
 
@@ -271,6 +296,7 @@ fn the_ladder_times_each_variant_against_its_baseline_and_not_the_baseline_itsel
         precision: f64::INFINITY,
         max_ns: 20_000_000,
         seed: 2,
+        placements: 1,
     };
     let rungs = vec![
         sampler::Rungs {
@@ -283,9 +309,10 @@ fn the_ladder_times_each_variant_against_its_baseline_and_not_the_baseline_itsel
         },
     ];
     let mut heard = Vec::new();
-    let run = sampler::run_ladder(rungs, &settings, &mut |_, total, id| {
+    let run = sampler::run_ladder(vec![rungs], &settings, &mut |_, total, id| {
         heard.push((id.to_owned(), total))
-    });
+    })
+    .unwrap();
     assert_eq!(
         heard,
         [("e/w1/fast".to_owned(), 2), ("e/w1/same".to_owned(), 2)]

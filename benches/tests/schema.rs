@@ -3,7 +3,9 @@
 //! optional part filled in).
 
 use wirelab_bench::catalog::CaseId;
-use wirelab_bench::compare::{self, FunctionDelta, Pair, PairedWall, Side, WallMethod};
+use wirelab_bench::compare::{
+    self, FunctionDelta, Pair, PairedDesign, PairedWall, Side, WallMethod,
+};
 use wirelab_bench::experiments;
 use wirelab_bench::paths::{committed_data, data_file, reports_dir};
 use wirelab_bench::records::{Alloc, CacheSim, Paths, Samples};
@@ -99,8 +101,11 @@ fn full_comparison() -> compare::Comparison {
     };
     let (base, new) = (side(1000, 100.0), side(1100, 110.0));
     let paired = PairedWall {
-        layouts: 2,
-        processes: 3,
+        design: PairedDesign {
+            layouts: 2,
+            processes: 3,
+            placements: 3,
+        },
         cases: [(
             "crc/frag-64/adaptive".parse().unwrap(),
             vec![vec![0.09, 0.1], vec![0.1, 0.11]],
@@ -133,10 +138,11 @@ fn a_full_comparison_validates_and_a_broken_one_does_not() {
     let cmp = full_comparison();
     assert!(matches!(
         cmp.wall_method,
-        Some(WallMethod::Paired {
+        Some(WallMethod::Paired(PairedDesign {
             layouts: 2,
-            processes: 3
-        })
+            processes: 3,
+            placements: 3
+        }))
     ));
     let value = serde_json::to_value(&cmp).unwrap();
     for part in [

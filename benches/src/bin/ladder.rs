@@ -8,9 +8,12 @@ mod shuffled_heap;
 #[global_allocator]
 static HEAP: shuffled_heap::ShuffledHeap = shuffled_heap::ShuffledHeap;
 
-/// The cases, their inputs placed on a heap shuffled with the layout's seed.
-fn rungs(selection: &[String]) -> Result<Vec<wirelab_bench::sampler::Rungs>, String> {
-    shuffled_heap::during(|| wirelab_bench::dual::ladder_rungs(selection))
+/// The cases, their inputs placed on a heap shuffled with the layout's seed and `placement`.
+fn rungs(
+    selection: &[String],
+    placement: u64,
+) -> Result<Vec<wirelab_bench::sampler::Rungs>, String> {
+    shuffled_heap::during(placement, || wirelab_bench::dual::ladder_rungs(selection))
 }
 
 fn main() {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use wirelab_bench::callgrind;
 use wirelab_bench::catalog::CaseId;
-use wirelab_bench::compare::{self, Comparison, Gate, PairedWall, Side};
+use wirelab_bench::compare::{self, Comparison, Gate, PairedDesign, PairedWall, Side};
 use wirelab_bench::paths::{lab_dir, workspace_root};
 use wirelab_bench::records::{Metric, Samples, Wall, read_json, write_json};
 use wirelab_bench::selection::Selection;
@@ -53,6 +53,12 @@ pub struct Args {
     /// layout's ratio is taken over the pooled pairs of its processes.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=8))]
     processes: u64,
+    /// Placements of each side's inputs within a process: each side's cases are set up this
+    /// many times (other pages, other offsets) and a case's pairs go round them, so that no
+    /// one lucky or unlucky placement decides a process's ratio (an A/A of crc: 22 of 24
+    /// intervals within [0.97, 1.03] with three, 19 of 24 with one).
+    #[arg(long, default_value_t = crate::dual::PLACEMENTS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=8))]
+    placements: usize,
     /// Where the revisions cannot be linked into one harness: alternating wall-time rounds per
     /// revision (each a short criterion run of every case in its own process). Ten rounds, because whole rounds of a small case can run up to 2x slow
     /// here: with five, all of one side's rounds land beyond all of the other's by chance in
@@ -352,7 +358,12 @@ pub fn run(args: &Args) -> Result<()> {
     keep_metrics(&mut n, &args.metrics);
     let mut paired = None;
     if args.metrics.wants(Measure::Wall) {
-        match paired_wall(&base, &new, &sel, (args.layouts, args.processes), &b, &n) {
+        let design = PairedDesign {
+            layouts: args.layouts as usize,
+            processes: args.processes as usize,
+            placements: args.placements,
+        };
+        match paired_wall(&base, &new, &sel, design, &b, &n) {
             Ok(p) => paired = Some(p),
             Err(e) => {
                 eprintln!("compare: wall time in process rounds, not one paired harness: {e:#}");
@@ -381,13 +392,13 @@ fn keep_metrics(side: &mut Side, metrics: &Metrics) {
 }
 
 /// Wall time from the dual harness (both revisions in one process) under `layouts` section
-/// orders, each in `processes` processes; each case's outputs must be those the revisions'
-/// own verification recorded.
+/// orders, in processes and placements as `design` says; each case's outputs must be those
+/// the revisions' own verification recorded.
 fn paired_wall(
     base: &Revision,
     new: &Revision,
     sel: &Selection,
-    (layouts, processes): (u64, u64),
+    design: PairedDesign,
     b: &Side,
     n: &Side,
 ) -> Result<PairedWall> {
@@ -401,10 +412,9 @@ fn paired_wall(
         name(new).unwrap_or_default()
     );
     let parts = by_backend(sel);
-    let runs = crate::dual::paired_runs(&base_src, &new_src, &key, parts, (layouts, processes))?;
+    let runs = crate::dual::paired_runs(&base_src, &new_src, &key, parts, design)?;
     let mut out = PairedWall {
-        layouts: layouts as usize,
-        processes: processes as usize,
+        design,
         cases: BTreeMap::new(),
     };
     for (id, per_layout) in runs {

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use wirelab_bench::catalog::Backend;
+use wirelab_bench::compare::PairedDesign;
 use wirelab_bench::sampler::{LayoutRun, PairedCase, Settings};
 use wirelab_bench::selection::Selection;
 
@@ -41,13 +42,13 @@ mod shuffled_heap;
 #[global_allocator]
 static HEAP: shuffled_heap::ShuffledHeap = shuffled_heap::ShuffledHeap;
 
-fn base(sel: &[String]) -> Result<Vec<sampler::Timed>, String> {
-    let cases = shuffled_heap::during(|| base::dual::timed_cases(sel))?;
+fn base(sel: &[String], placement: u64) -> Result<Vec<sampler::Timed>, String> {
+    let cases = shuffled_heap::during(placement, || base::dual::timed_cases(sel))?;
     Ok(cases.into_iter().map(|c| sampler::Timed { id: c.id, digest: c.digest, run: c.run }).collect())
 }
 
-fn new(sel: &[String]) -> Result<Vec<sampler::Timed>, String> {
-    let cases = shuffled_heap::during(|| new::dual::timed_cases(sel))?;
+fn new(sel: &[String], placement: u64) -> Result<Vec<sampler::Timed>, String> {
+    let cases = shuffled_heap::during(placement, || new::dual::timed_cases(sel))?;
     Ok(cases.into_iter().map(|c| sampler::Timed { id: c.id, digest: c.digest, run: c.run }).collect())
 }
 
@@ -293,7 +294,8 @@ pub type Runs = BTreeMap<String, Vec<PairedCase>>;
 
 /// Times the cases of each part (a backend and its selection) present in both source trees
 /// against each other: one dual harness (folder `d-<key>`) per backend, linked under `layouts`
-/// section orders (seeds 1..=layouts), each layout `processes` processes over every case.
+/// section orders (seeds 1..=layouts), each layout in processes over every case, as `design`
+/// says.
 ///
 /// # Errors
 ///
@@ -303,10 +305,10 @@ pub fn paired_runs(
     new_src: &Path,
     key: &str,
     parts: Vec<(Backend, Selection)>,
-    (layouts, processes): (u64, u64),
+    design: PairedDesign,
 ) -> Result<Runs> {
     let dual = Dual::prepare(base_src, new_src, key)?;
-    let seeds: Vec<u64> = (1..=layouts).collect();
+    let seeds: Vec<u64> = (1..=design.layouts as u64).collect();
     let data = wirelab_bench::data::shared_data()
         .ok()
         .flatten()
@@ -316,16 +318,17 @@ pub fn paired_runs(
         let linked = dual.link_layouts(backend, &seeds)?;
         for (i, layout) in linked.iter().enumerate() {
             eprintln!(
-                "\n=== compare: wall time, layout {}/{} (seed {}): both revisions in one process, {processes} processes ===",
+                "\n=== compare: wall time, layout {}/{} (seed {}): both revisions in one process, {} processes ===",
                 i + 1,
                 linked.len(),
-                layout.seed
+                layout.seed,
+                design.processes
             );
             let run = dual.run(
                 layout,
-                processes,
+                design.processes as u64,
                 &part,
-                &layout_settings(layout.seed, false),
+                &layout_settings(layout.seed, false, design.placements),
                 data.as_deref(),
             )?;
             for (id, case) in run.cases {
@@ -336,10 +339,15 @@ pub fn paired_runs(
     Ok(runs)
 }
 
+/// Placements of each side's inputs within one process, by default (compare's and the
+/// ladder's): an A/A of crc (16 layouts, 3 processes each) had 19 of 24 intervals within
+/// [0.97, 1.03] with one placement and 22 of 24 with three.
+pub const PLACEMENTS: usize = 3;
+
 /// How long each case is sampled in one layout, by compare and by the ladder: half the
 /// sampler's defaults (the interval comes from the layouts, each a process, more than from the
-/// pairs of one), a quarter with `quick`.
-pub fn layout_settings(seed: u64, quick: bool) -> Settings {
+/// pairs of one), a quarter with `quick`; the inputs placed `placements` times in a process.
+pub fn layout_settings(seed: u64, quick: bool, placements: usize) -> Settings {
     let full = Settings::default();
     let share = if quick { 4 } else { 2 };
     Settings {
@@ -347,6 +355,7 @@ pub fn layout_settings(seed: u64, quick: bool) -> Settings {
         warmup_ns: full.warmup_ns / share,
         min_pairs: if quick { 12 } else { 16 },
         max_ns: full.max_ns / share,
+        placements,
         ..full
     }
 }
@@ -361,10 +370,13 @@ pub struct Args {
     new: PathBuf,
     /// Link layouts to measure.
     #[arg(long, default_value_t = 3)]
-    layouts: u64,
+    layouts: usize,
     /// Processes per layout, each with the inputs placed anew.
     #[arg(long, default_value_t = 1)]
-    processes: u64,
+    processes: usize,
+    /// Placements of each side's inputs within a process.
+    #[arg(long, default_value_t = 1)]
+    placements: usize,
     /// Where to write each case's results, layout by layout (JSON).
     #[arg(long)]
     out: PathBuf,
@@ -387,7 +399,11 @@ pub fn run_verb(args: &Args) -> Result<()> {
         &args.new,
         &key,
         vec![(Backend::MinizOxide, Selection::default())],
-        (args.layouts, args.processes),
+        PairedDesign {
+            layouts: args.layouts,
+            processes: args.processes,
+            placements: args.placements,
+        },
     )?;
     wirelab_bench::records::write_json(&args.out, &runs).map_err(anyhow::Error::msg)
 }

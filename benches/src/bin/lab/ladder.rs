@@ -6,7 +6,9 @@
 //! keeps the absolute times; the speed-ups and their intervals over layouts go to
 //! `target/wirelab/ladder/<exp>.json` (case id -> [`LayoutSpeedup`]).
 
-use crate::dual::{Invocation, Layout, layout_settings, link_in_layouts, selection_words};
+use crate::dual::{
+    Invocation, Layout, PLACEMENTS, layout_settings, link_in_layouts, selection_words,
+};
 use crate::tools::by_backend;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -44,7 +46,7 @@ pub fn measure(sel: &Selection, quick: bool) -> Result<f64> {
                 seeds.len(),
                 layout.seed
             );
-            let settings = layout_settings(layout.seed, quick);
+            let settings = layout_settings(layout.seed, quick, PLACEMENTS);
             let call = Invocation {
                 out: &layouts_dir().join(format!("run-{}.json", layout.seed)),
                 words: &selection_words(&part),
