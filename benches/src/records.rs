@@ -170,6 +170,14 @@ pub struct LayoutSpeedup {
     pub upper: f64,
     /// Each layout's own speed-up, in layout order.
     pub layouts: Vec<f64>,
+    /// Placements of the inputs within each layout's process, the pairs going round them (1 in
+    /// records written before there were several).
+    #[serde(default = "one_placement")]
+    pub placements: usize,
+}
+
+fn one_placement() -> usize {
+    1
 }
 
 impl LayoutSpeedup {

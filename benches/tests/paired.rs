@@ -344,6 +344,7 @@ fn a_speed_up_the_layouts_alone_move_more_than_its_effect_is_not_ranked() {
             lower: value * 0.97,
             upper: value * 1.03,
             layouts,
+            placements: 3,
         }),
         ..Record::default()
     };

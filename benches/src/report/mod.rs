@@ -156,15 +156,17 @@ fn wall_section(page: &Page) -> String {
 /// How the page's speed-ups were measured: over link layouts (the ladder phase), or from
 /// criterion's samples of separate runs.
 fn ladder_note(data: &ExperimentData) -> String {
-    let layouts = data
-        .cases
-        .values()
-        .filter_map(|r| r.ladder.as_ref())
-        .map(|l| l.layouts.len())
-        .max();
+    let ladders = || data.cases.values().filter_map(|r| r.ladder.as_ref());
+    let layouts = ladders().map(|l| l.layouts.len()).max();
+    let placed = match ladders().map(|l| l.placements).max() {
+        Some(p) if p > 1 => {
+            format!(", the inputs placed {p} times in it (the pairs going round the placements)")
+        }
+        _ => String::new(),
+    };
     match layouts {
         Some(n) => format!(
-            "The speed-ups come from the ladder: each variant timed against the baseline in pairs of batches in one process, in {n} link layouts (section orders), one process each, with functions and loops aligned to 64 octets and each setup's blocks placed by the layout; the speed-up is the 20 % trimmed geometric mean over layouts, its interval Yuen's (Student's t over the layouts kept). Where the layouts alone move a speed-up by more than it differs from 1, the cell says `≈ within layout spread (lowest-highest layout)` instead of ranking the variant.\n\n"
+            "The speed-ups come from the ladder: each variant timed against the baseline in pairs of batches in one process, in {n} link layouts (section orders), one process each{placed}, with functions and loops aligned to 64 octets and each setup's blocks placed by the layout; the speed-up is the 20 % trimmed geometric mean over layouts, its interval Yuen's (Student's t over the layouts kept). Where the layouts alone move a speed-up by more than it differs from 1, the cell says `≈ within layout spread (lowest-highest layout)` instead of ranking the variant.\n\n"
         ),
         None => "The speed-ups come from a bootstrap over criterion's samples of both cells (one link layout: a nanosecond-scale ratio may move by 5-50 % with where the linker puts code).\n\n".to_owned(),
     }
@@ -292,4 +294,34 @@ fn receipt_lines(r: &Receipt) -> String {
     let _ = writeln!(out, "- crates: {}", crates.join(", "));
     let _ = writeln!(out, "- rustc -vV:\n\n```text\n{}\n```", r.rustc.trim());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ladder_note;
+    use crate::records::ExperimentData;
+
+    #[test]
+    fn the_ladder_note_says_how_many_placements_the_records_hold() {
+        let text = crate::paths::committed_data("crc").expect("crc's committed data");
+        let mut data: ExperimentData = serde_json::from_str(&text).expect("it parses");
+        let ladders = || data.cases.values().filter(|r| r.ladder.is_some()).count();
+        assert!(ladders() > 0, "crc's report has a ladder");
+        for record in data.cases.values_mut() {
+            if let Some(l) = record.ladder.as_mut() {
+                l.placements = 1;
+            }
+        }
+        assert!(!ladder_note(&data).contains("the inputs placed"));
+        for record in data.cases.values_mut() {
+            if let Some(l) = record.ladder.as_mut() {
+                l.placements = 3;
+            }
+        }
+        let note = ladder_note(&data);
+        assert!(
+            note.contains("one process each, the inputs placed 3 times in it"),
+            "{note}"
+        );
+    }
 }

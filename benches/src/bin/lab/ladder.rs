@@ -85,15 +85,16 @@ fn write_speedups(sel: &Selection, runs: &BTreeMap<String, Vec<PairedCase>>) -> 
         let page: BTreeMap<&String, LayoutSpeedup> = runs
             .iter()
             .filter(|(id, _)| id.starts_with(&prefix))
-            .filter_map(|(id, layouts)| Some((id, speedup(layouts)?)))
+            .filter_map(|(id, layouts)| Some((id, speedup(layouts, PLACEMENTS)?)))
             .collect();
         write_json(&Metric::Ladder.file(&exp.id()), &page).map_err(anyhow::Error::msg)?;
     }
     Ok(())
 }
 
-/// baseline / variant over layouts, from the pairs' `ln(variant / baseline)`.
-pub fn speedup(layouts: &[PairedCase]) -> Option<LayoutSpeedup> {
+/// baseline / variant over layouts, from the pairs' `ln(variant / baseline)` (taken over
+/// `placements` placements of the inputs in each layout).
+pub fn speedup(layouts: &[PairedCase], placements: usize) -> Option<LayoutSpeedup> {
     let logs: Vec<Vec<f64>> = layouts.iter().map(|c| c.pairs.log_ratios()).collect();
     let r = ratio_over_layouts(&logs, 0.95)?;
     Some(LayoutSpeedup {
@@ -101,6 +102,7 @@ pub fn speedup(layouts: &[PairedCase]) -> Option<LayoutSpeedup> {
         lower: 1.0 / r.ratio.upper,
         upper: 1.0 / r.ratio.lower,
         layouts: r.per_layout.iter().map(|x| 1.0 / x).collect(),
+        placements,
     })
 }
 
