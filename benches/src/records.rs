@@ -171,13 +171,17 @@ pub struct LayoutSpeedup {
     /// Each layout's own speed-up, in layout order.
     pub layouts: Vec<f64>,
     /// Placements of the inputs within each layout's process, the pairs going round them (1 in
-    /// records written before there were several).
-    #[serde(default = "one_placement")]
+    /// records written before there were several; written only when more than 1).
+    #[serde(default = "one_placement", skip_serializing_if = "is_one")]
     pub placements: usize,
 }
 
 fn one_placement() -> usize {
     1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 impl LayoutSpeedup {
