@@ -215,9 +215,9 @@ impl Layout {
     ///
     /// When the harness fails (a case whose output differs from its baseline's, missing data).
     pub fn run(&self, processes: u64, settings: &Settings, call: &Invocation) -> Result<LayoutRun> {
-        let mut merged = LayoutRun::default();
-        for process in 0..processes.max(1) {
-            let share = process_share(settings, process, processes.max(1));
+        let (mut merged, processes) = (LayoutRun::default(), processes.max(1));
+        for process in 0..processes {
+            let share = process_share(settings, process, processes);
             absorb(&mut merged, self.run_process(process, &share, call)?);
         }
         Ok(merged)
