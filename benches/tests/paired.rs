@@ -372,3 +372,52 @@ fn a_speed_up_the_layouts_alone_move_more_than_its_effect_is_not_ranked() {
             .within_layout_spread()
     );
 }
+
+#[test]
+fn pairs_go_round_the_placements_and_setups_that_differ_are_refused() {
+    let counters: Vec<Rc<Cell<u64>>> = (0..4).map(|_| Rc::new(Cell::new(0))).collect();
+    let timed = |id: &str, digest: &str, runs: &Rc<Cell<u64>>| Timed {
+        id: id.to_owned(),
+        digest: digest.to_owned(),
+        run: spinner(10, runs.clone()),
+    };
+    let setups = |first: usize| {
+        vec![
+            vec![timed("e/w/v", "d", &counters[first])],
+            vec![timed("e/w/v", "d", &counters[first + 1])],
+        ]
+    };
+    let (mut base, mut new) = (
+        sampler::placed(setups(0)).unwrap(),
+        sampler::placed(setups(2)).unwrap(),
+    );
+    assert_eq!(base[0].runs.len(), 2);
+    let settings = Settings {
+        batch_ns: 10_000,
+        warmup_ns: 0,
+        min_pairs: 8,
+        precision: f64::INFINITY,
+        max_ns: 10_000_000,
+        seed: 1,
+        placements: 2,
+    };
+    let pairs = sampler::sample(
+        &mut base[0].runs,
+        &mut new[0].runs,
+        &settings,
+        &mut Rng::new(1),
+    );
+    assert_eq!(pairs.base_ns.len(), 8);
+    // Four pairs in each placement, with equal batches: each placement of a side ran as often.
+    let runs: Vec<u64> = counters.iter().map(|c| c.get()).collect();
+    assert!(runs.iter().all(|&r| r >= 4 * pairs.iters), "{runs:?}");
+    assert_eq!(runs[0], runs[1], "{runs:?}");
+    assert_eq!(runs[2], runs[3], "{runs:?}");
+    // A second setup whose case gave another output is not a placement of the same case.
+    let other = vec![
+        vec![timed("e/w/v", "d", &counters[0])],
+        vec![timed("e/w/v", "other", &counters[1])],
+    ];
+    let err = sampler::placed(other).err().unwrap();
+    assert!(err.contains("e/w/v"), "{err}");
+}
