@@ -141,8 +141,7 @@ enum Cmd {
         #[arg(long)]
         asan: bool,
     },
-    /// Run every criterion benchmark once in test mode (nothing timed), built where the
-    /// instruction-count harness is built, so that a later `check` or `bench` reuses the build.
+    /// Run every criterion benchmark once in test mode (nothing timed), in the lab's own build.
     HarnessTest,
     /// Print the kernel each CPU-dependent dispatch point picks in this process, as JSON (the
     /// lab runs it natively and under valgrind; see `reports/*.md`'s † marks).
@@ -207,7 +206,6 @@ fn main() {
             | Cmd::Check { .. }
             | Cmd::Profile { .. }
             | Cmd::Explain { .. }
-            | Cmd::HarnessTest
     );
     // A lab started by another lab (ENV_INPUTS set) runs under its parent's lock.
     let started_by_a_lab = std::env::var_os(wirelab_bench::data::ENV_INPUTS).is_some();
@@ -222,10 +220,7 @@ fn main() {
     } else {
         None
     };
-    if uses_icount_folder
-        && !matches!(cli.cmd, Cmd::HarnessTest)
-        && let Err(e) = begin_inputs()
-    {
+    if uses_icount_folder && let Err(e) = begin_inputs() {
         eprintln!("error: the run's input folder: {e:#}");
         std::process::exit(2);
     }

@@ -8,13 +8,13 @@
 //! alike. What is compared is `wirelab_bench::compare`.
 
 use crate::mirror::sync_workspace;
-use crate::tools::{Measure, Metrics, by_backend, output_of, run_in};
+use crate::tools::{Measure, Metrics, by_backend, output_of, run_in, with_cargo_run};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use wirelab_bench::callgrind;
-use wirelab_bench::catalog::CaseId;
+use wirelab_bench::catalog::{Backend, CaseId};
 use wirelab_bench::compare::{self, Comparison, Gate, PairedDesign, PairedWall, Side};
 use wirelab_bench::paths::{lab_dir, workspace_root};
 use wirelab_bench::records::{Metric, Samples, Wall, read_json, write_json};
@@ -209,16 +209,7 @@ impl Revision {
         }
         eprintln!("\n=== compare: {}: verify and counts ===", self.label);
         let mut cmd = self.command("cargo");
-        cmd.args([
-            "run",
-            "--release",
-            "--quiet",
-            "--package",
-            "wirelab-bench",
-            "--bin",
-            "lab",
-            "--",
-        ]);
+        with_cargo_run(&mut cmd, "lab", Backend::MinizOxide);
         let counts = metrics.counts_instructions() || metrics.wants(Measure::Alloc);
         if counts {
             cmd.args(["bench", "--no-report", "--reuse-wall"]);
@@ -245,12 +236,8 @@ impl Revision {
     fn wall_round(&self, sel: &Selection) -> Result<BTreeMap<CaseId, Samples>> {
         let mut out = BTreeMap::new();
         for (backend, part) in by_backend(sel) {
-            let mut cmd = self.command("cargo");
-            cmd.args(["bench", "--workspace"])
-                .args(backend.cargo_args())
-                .args(["--bench", "wall"])
-                .env(ENV_SELECTION, part.to_string())
-                .env(ENV_QUICK, "1");
+            let mut cmd = self.wall_harness(backend);
+            cmd.env(ENV_SELECTION, part.to_string()).env(ENV_QUICK, "1");
             let status = cmd
                 .stdout(std::io::stderr())
                 .status()
@@ -265,6 +252,20 @@ impl Revision {
             }
         }
         Ok(out)
+    }
+
+    /// The revision's criterion harness for `backend`, timing: a binary of the lab's package
+    /// (`src/bin/wall.rs`), or in revisions before it a `cargo bench` target.
+    fn wall_harness(&self, backend: Backend) -> Command {
+        let mut cmd = self.command("cargo");
+        if self.src().join("benches/src/bin/wall.rs").is_file() {
+            with_cargo_run(&mut cmd, "wall", backend).arg("--bench");
+        } else {
+            cmd.args(["bench", "--workspace"])
+                .args(backend.cargo_args())
+                .args(["--bench", "wall"]);
+        }
+        cmd
     }
 
     /// The saved run's wall samples (a saved side is not re-timed).

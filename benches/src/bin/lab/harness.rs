@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use wirelab_bench::catalog::CaseId;
+use wirelab_bench::catalog::{Backend, CaseId};
 use wirelab_bench::data::ENV_INPUTS;
 use wirelab_bench::paths::{icount_target_dir, inputs_dir, lab_dir, target_dir};
 use wirelab_bench::progress::Progress;
@@ -38,10 +38,8 @@ pub fn wall(sel: &Selection, quick: bool, html: bool) -> Result<f64> {
     }
     for (backend, part) in by_backend(sel) {
         run(
-            Command::new("cargo")
-                .args(["bench", "--workspace"])
-                .args(backend.cargo_args())
-                .args(["--bench", "wall"])
+            cargo_run("wall", backend)
+                .arg("--bench")
                 .env(ENV_SELECTION, part.to_string())
                 .env(ENV_QUICK, if quick { "1" } else { "0" })
                 .env("WIRELAB_HTML", if html { "1" } else { "0" }),
@@ -291,20 +289,13 @@ fn mirror_cargo_bench(data: Option<&Path>) -> Command {
     cmd
 }
 
-/// The criterion harness in its test mode (every benchmark run once, nothing timed), built in
-/// the instruction-count mirror: CI checks the harness this way and then `cargo lab check`
-/// finds the bench-profile dependencies already built (one build instead of two on a fresh
-/// machine).
+/// The criterion harness in its test mode (every benchmark run once, nothing timed), in the
+/// lab's own build (the default backend): what CI runs to check the harness.
 pub fn wall_test_mode() -> Result<()> {
-    let data = fixed_data_link()?;
-    let workspace = mirror_workspace()?;
-    let mut cmd = mirror_cargo_bench(data.as_deref());
-    cmd.args(["--bench", "wall", "--", "--test"]);
-    if let Some(ci) = std::env::var_os("CI") {
-        // Under CI=true missing data is a failure; the cleared environment must keep saying so.
-        cmd.env("CI", ci);
-    }
-    run_in(&mut cmd, &workspace, "criterion harness in test mode")
+    run(
+        cargo_run("wall", Backend::MinizOxide).arg("--test"),
+        "criterion harness in test mode",
+    )
 }
 
 /// How many cases gungraun measures at once: `WIRELAB_ICOUNT_PARALLEL`, else the machine's

@@ -233,11 +233,17 @@ pub fn by_backend(sel: &Selection) -> Vec<(Backend, Selection)> {
         .collect()
 }
 
-/// `cargo <verb> --release` of a package binary built for `backend`, its arguments following.
+/// `cargo run --release` of a package binary built for `backend`, its arguments following.
 pub fn cargo_run(bin: &str, backend: Backend) -> Command {
     let mut cmd = Command::new("cargo");
+    with_cargo_run(&mut cmd, bin, backend);
+    cmd
+}
+
+/// Adds to a `cargo` command (one with its own folder or environment) the arguments of
+/// [`cargo_run`].
+pub fn with_cargo_run<'a>(cmd: &'a mut Command, bin: &str, backend: Backend) -> &'a mut Command {
     cmd.args(["run", "--release", "--quiet", "--package", "wirelab-bench"])
         .args(backend.cargo_args())
-        .args(["--bin", bin, "--"]);
-    cmd
+        .args(["--bin", bin, "--"])
 }

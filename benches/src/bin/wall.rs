@@ -3,6 +3,10 @@
 //! writes what criterion measured (estimates and raw samples) per case id to
 //! `target/wirelab/wall/<exp>.json`. `WIRELAB_QUICK=1` selects short warm-up and measurement
 //! times.
+//!
+//! A binary of the lab's package, not a `cargo bench` target, so that it shares the lab's own
+//! release build: `cargo lab bench` runs it as `wall --bench` (criterion's arguments; without
+//! `--bench`, or with `--test`, every benchmark runs once and nothing is timed).
 #![allow(missing_docs)]
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
@@ -19,6 +23,7 @@ fn main() {
     let sel = wirelab_bench::selection_from_env().unwrap_or_else(|e| fail(e));
     let (warm_up, measurement) = if quick { QUICK } else { FULL };
     let c = Criterion::default()
+        .output_directory(&criterion_home())
         .warm_up_time(warm_up)
         .measurement_time(measurement)
         .nresamples(RESAMPLES);
@@ -110,10 +115,14 @@ fn measure(c: &mut Criterion, group: Group, quick: bool, progress: &mut Progress
     measured
 }
 
+/// Where criterion keeps its measurements (`target/criterion`, where `cargo bench` put them).
+fn criterion_home() -> std::path::PathBuf {
+    paths::target_dir().join("criterion")
+}
+
 /// criterion's folder of a case's latest measurement.
 fn criterion_dir(id: &CaseId) -> std::path::PathBuf {
-    paths::target_dir()
-        .join("criterion")
+    criterion_home()
         .join(&id.exp)
         .join(&id.variant)
         .join(&id.workload)
