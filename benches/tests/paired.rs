@@ -320,10 +320,11 @@ fn the_ladder_times_each_variant_against_its_baseline_and_not_the_baseline_itsel
     let fast = &run.cases["e/w1/fast"];
     assert_eq!(fast.base_digest, "digest of e/w1/naive");
     assert_eq!(fast.new_digest, "digest of e/w1/fast");
-    // A quarter of the work: well under the baseline's time in (nearly) every pair.
-    let logs = fast.pairs.log_ratios();
-    let below = logs.iter().filter(|l| **l < -0.5).count();
-    assert!(below * 10 >= logs.len() * 9, "{logs:?}");
+    // A quarter of the work (ln 0.25 = -1.39): well under the baseline's time in most pairs
+    // (the median, so that a pair disturbed by the tests running beside it does not decide).
+    let mut logs = fast.pairs.log_ratios();
+    logs.sort_by(f64::total_cmp);
+    assert!(logs[logs.len() / 2] < -0.5, "{logs:?}");
     assert!(!run.cases.contains_key("e/w1/naive"));
 }
 
