@@ -2,7 +2,8 @@
 
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, PoisonError};
 use wirelab_bench::catalog::Backend;
 use wirelab_bench::paths::workspace_root;
 use wirelab_bench::selection::Selection;
@@ -234,10 +235,33 @@ pub fn by_backend(sel: &Selection) -> Vec<(Backend, Selection)> {
 }
 
 /// `cargo run --release` of a package binary built for `backend`, its arguments following.
+///
+/// The first time in a process for a binary and backend, `cargo build` runs first with its
+/// progress on stderr (a fresh clone's zlib-rs build takes over a minute), so the quiet `cargo
+/// run` finds it built.
 pub fn cargo_run(bin: &str, backend: Backend) -> Command {
+    build_once(bin, backend);
     let mut cmd = Command::new("cargo");
     with_cargo_run(&mut cmd, bin, backend);
     cmd
+}
+
+/// `cargo build --release` of the package binary `bin` for `backend`, once per process, cargo's
+/// progress and messages on stderr (stdout holds results only). A failed build is left to the
+/// `cargo run` after it, which fails the same way and is checked where it runs.
+fn build_once(bin: &str, backend: Backend) {
+    static BUILT: Mutex<Vec<(String, Backend)>> = Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    if built.iter().any(|(b, k)| b == bin && *k == backend) {
+        return;
+    }
+    built.push((bin.to_owned(), backend));
+    let _ = Command::new("cargo")
+        .args(["build", "--release", "--package", "wirelab-bench"])
+        .args(backend.cargo_args())
+        .args(["--bin", bin])
+        .stdout(Stdio::from(std::io::stderr()))
+        .status();
 }
 
 /// Adds to a `cargo` command (one with its own folder or environment) the arguments of
