@@ -17,7 +17,10 @@
 //! text has 5- to 7-bit codes, so nearly two per step), and the step's dependency chain is one
 //! L1 load and a shift; the symbols come from a second table off that chain. Codes longer than
 //! 12 bits take one more lookup keyed by their run of leading ones. All tables fit in 28 KiB
-//! (the earlier decoder's 256 KiB 16-bit table lived in L2).
+//! (the earlier decoder's 256 KiB 16-bit table lived in L2). That chain bounds one decoding, so
+//! a string of 48 octets or more is decoded as two halves at once, the second from a guessed
+//! code start in the middle octet: a Huffman code resynchronises within a few codes, and the
+//! halves join at the first code start both found (`Decoding::run_split`).
 //!
 //! *Result.* `reports/huffman-encode.md`, `reports/huffman-decode.md` and `reports/hpack-encode.md`.
 //!
@@ -354,6 +357,15 @@ pub fn encode(src: &[u8]) -> Vec<u8> {
 
 /// Bits the decoder's step table looks at: enough for two codes of the common lengths (5-7 bits).
 const STEP_BITS: u32 = 14;
+/// Strings from this many octets decode as two halves at once ([`Decoding::run_split`]).
+const SPLIT_FROM: usize = 48;
+/// Bits from the middle of a split string within which the two halves must meet.
+const SYNC_BITS: usize = 192;
+#[cfg(test)]
+thread_local! {
+    /// Split decodings on this thread whose halves met (for the tests).
+    static JOINS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 /// Bits the symbol table looks at: codes up to this long decode in the fast step.
 const SYMBOL_BITS: u32 = 12;
 /// Bits after a long code's run of leading ones (and the zero that ends it) that settle it.
@@ -562,19 +574,13 @@ impl<'a> Decoding<'a> {
     /// Decodes `src` onto `dst`, returning the number of steps taken.
     #[inline(always)]
     fn run(src: &'a [u8], dst: &mut Vec<u8>) -> Result<usize, HuffmanError> {
+        if src.len() >= SPLIT_FROM {
+            return Self::run_split(src, dst);
+        }
         // A string of n octets holds at most 8n/5 symbols; a step writes two octets even when
         // it decodes one, so one more octet of room.
         dst.reserve(src.len() * 8 / 5 + 2);
-        let mut d = Decoding {
-            t: &TABLES,
-            src,
-            next: 0,
-            window: 0,
-            avail: 0,
-            out: dst.spare_capacity_mut().as_mut_ptr().cast(),
-            written: 0,
-            steps: 0,
-        };
+        let mut d = Decoding::at(src, 0, dst.spare_capacity_mut().as_mut_ptr().cast());
         d.bulk()?;
         d.tail()?;
         let len = dst.len() + d.written;
@@ -584,22 +590,157 @@ impl<'a> Decoding<'a> {
         Ok(d.steps)
     }
 
+    /// A decoding of `src` from octet `next` on (taken as the start of a code), writing to
+    /// `out`.
+    #[inline(always)]
+    fn at(src: &'a [u8], next: usize, out: *mut u8) -> Self {
+        Decoding {
+            t: &TABLES,
+            src,
+            next,
+            window: 0,
+            avail: 0,
+            out,
+            written: 0,
+            steps: 0,
+        }
+    }
+
+    /// [`run`](Self::run) for a string of [`SPLIT_FROM`] octets or more, as two halves at
+    /// once: the first half's decoding (`a`) and, guessing that a code starts at the middle
+    /// octet, the second half's (`b`) take their steps in turns, so that the CPU runs the two
+    /// dependency chains side by side. A Huffman code resynchronises within a few codes: `b`
+    /// marks where its codes start in its first [`SYNC_BITS`] bits, and once `a` reaches
+    /// the middle, the first code start they share joins them (from there both see the same
+    /// codes, and `b`'s outcome is the string's). `a`'s symbols, then `b`'s from that point,
+    /// are the string. When they share none, `a` decodes the rest alone: the guess only ever
+    /// costs time.
+    #[inline(always)]
+    fn run_split(src: &'a [u8], dst: &mut Vec<u8>) -> Result<usize, HuffmanError> {
+        let middle = src.len() / 2;
+        let start = 8 * middle;
+        // `a` writes at most one symbol per 5 bits of what it decodes before it meets `b`
+        // (below `start + SYNC_BITS`, plus the last code of at most 30 bits) and one octet
+        // after a step's last; `b` the same from `start` to the end. Alone, `a` writes
+        // over `b`'s room: 8n/5 + 2 octets fit in the two.
+        let a_room = (start + SYNC_BITS + 30) / 5 + 2;
+        let b_room = (8 * (src.len() - middle)) / 5 + 2;
+        dst.reserve(a_room + b_room);
+        let out: *mut u8 = dst.spare_capacity_mut().as_mut_ptr().cast();
+        let mut a = Decoding::at(src, 0, out);
+        let mut b = Split {
+            // SAFETY: `a_room < a_room + b_room`, within the capacity reserved above.
+            lane: Decoding::at(src, middle, unsafe { out.add(a_room) }),
+            start,
+            starts: [0; SYNC_BITS],
+            end: None,
+        };
+        let written = match a.meet(&mut b)? {
+            Some(from) => {
+                #[cfg(test)]
+                JOINS.set(JOINS.get() + 1);
+                let end = loop {
+                    if let Some(end) = b.end {
+                        break end;
+                    }
+                    b.end = b.lane.advance();
+                };
+                end?;
+                let len = b.lane.written - from;
+                // SAFETY: `b` wrote `b.lane.written` octets at `out + a_room`; `a` wrote
+                // `a.written <= a_room` at `out`. Both ranges are within the reservation;
+                // `copy` allows them to overlap.
+                unsafe { std::ptr::copy(b.lane.out.add(from), out.add(a.written), len) };
+                a.written + len
+            }
+            None => {
+                a.bulk()?;
+                a.tail()?;
+                a.written
+            }
+        };
+        // SAFETY: the `written` octets after `dst.len()` were written (initialized) above,
+        // within the capacity reserved.
+        unsafe { dst.set_len(dst.len() + written) };
+        Ok(a.steps + b.lane.steps)
+    }
+
+    /// The bit this decoding has reached in `src`.
+    #[inline(always)]
+    fn position(&self) -> usize {
+        8 * self.next - self.avail as usize
+    }
+
+    /// Decodes `self` (from the string's start) and `b` in turns until `self` is about to
+    /// reach `b.start`; then `b` until it has marked its first [`SYNC_BITS`] bits (or
+    /// ended); then `self` a code at a time, `b` going on beside it, until a code of `self`
+    /// starts where `b` marked one: `Some(symbols b wrote before it)`, `self` stopped there.
+    /// `None` when there is no such start within [`SYNC_BITS`] bits of `b.start`.
+    #[inline(always)]
+    fn meet(&mut self, b: &mut Split<'a>) -> Result<Option<usize>, HuffmanError> {
+        // A round moves at most 56 bits: `self` stays before `start`, and its 8-octet
+        // refills within the string.
+        while self.position() + 56 < b.start {
+            self.round()?;
+            b.go_on();
+        }
+        while b.end.is_none() && b.marking() {
+            b.go_on();
+        }
+        loop {
+            if self.avail < MAX_ONES {
+                if self.next + 8 > self.src.len() {
+                    return Ok(None);
+                }
+                self.refill8();
+            }
+            let at = self.position();
+            match b.started_at(at) {
+                Ok(Some(from)) => return Ok(Some(from)),
+                Ok(None) => {}
+                Err(()) => return Ok(None),
+            }
+            let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
+            if step == 0 {
+                self.long_step()?;
+                continue;
+            }
+            let first = self.t.symbol[(self.window >> (64 - SYMBOL_BITS)) as usize];
+            if step >> 6 == 2
+                && let Ok(Some(from)) = b.started_at(at + usize::from(first >> 8))
+            {
+                self.emit_one(first as u8, u32::from(first >> 8));
+                return Ok(Some(from));
+            }
+            self.emit(step);
+            b.go_on();
+        }
+    }
+
+    /// One round of [`bulk`](Self::bulk): a refill of 8 octets (which must be there), then
+    /// up to four short steps.
+    #[inline(always)]
+    fn round(&mut self) -> Result<(), HuffmanError> {
+        self.refill8();
+        for _ in 0..4 {
+            let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
+            if step == 0 {
+                // A long code takes up to 30 bits: when fewer are left, `long_step`
+                // leaves it for the next round, after the refill.
+                self.long_step()?;
+                break;
+            }
+            self.emit(step);
+        }
+        Ok(())
+    }
+
     /// Decodes while 8 input octets remain: refill 8 at a time, then up to four short
     /// steps (at most 14 bits each) from the 56 or more bits in the window.
     #[inline(always)]
     fn bulk(&mut self) -> Result<(), HuffmanError> {
         while self.next + 8 <= self.src.len() {
-            self.refill8();
-            for _ in 0..4 {
-                let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
-                if step == 0 {
-                    // A long code takes up to 30 bits: when fewer are left, `long_step`
-                    // leaves it for the next round, after the refill.
-                    self.long_step()?;
-                    break;
-                }
-                self.emit(step);
-            }
+            self.round()?;
         }
         Ok(())
     }
@@ -609,23 +750,43 @@ impl<'a> Decoding<'a> {
     #[inline(always)]
     fn tail(&mut self) -> Result<(), HuffmanError> {
         loop {
-            if self.avail <= 56 && self.next < self.src.len() {
-                self.refill_end();
-            }
-            if self.avail >= STEP_BITS {
-                let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
-                if step != 0 {
-                    self.emit(step);
-                    continue;
-                }
-            }
-            if self.avail == 0 {
-                return Ok(());
-            }
-            if !self.checked_step()? {
-                return self.padding();
+            if let Some(end) = self.tail_step() {
+                return end;
             }
         }
+    }
+
+    /// One step of [`tail`](Self::tail): `Some` with the outcome once the string has ended.
+    #[inline(always)]
+    fn tail_step(&mut self) -> Option<Result<(), HuffmanError>> {
+        if self.avail <= 56 && self.next < self.src.len() {
+            self.refill_end();
+        }
+        if self.avail >= STEP_BITS {
+            let step = self.t.step[(self.window >> (64 - STEP_BITS)) as usize];
+            if step != 0 {
+                self.emit(step);
+                return None;
+            }
+        }
+        if self.avail == 0 {
+            return Some(Ok(()));
+        }
+        match self.checked_step() {
+            Ok(true) => None,
+            Ok(false) => Some(self.padding()),
+            Err(e) => Some(Err(e)),
+        }
+    }
+
+    /// One piece of a decoding to the end: a [`round`](Self::round) while 8 octets are
+    /// left, else a [`tail_step`](Self::tail_step). `Some` with the outcome once it ended.
+    #[inline(always)]
+    fn advance(&mut self) -> Option<Result<(), HuffmanError>> {
+        if self.next + 8 <= self.src.len() {
+            return self.round().err().map(Err);
+        }
+        self.tail_step()
     }
 
     /// Loads the next 8 input octets into the window, keeping the whole ones that fit.
@@ -668,7 +829,8 @@ impl<'a> Decoding<'a> {
         let rest = self.window << (first >> 8);
         let second = self.t.symbol[(rest >> (64 - SYMBOL_BITS)) as usize];
         debug_assert!(self.written + 2 <= self.src.len() * 8 / 5 + 2);
-        // SAFETY: `run` reserved 8n/5 + 2 octets for n input octets. Every emitted symbol
+        // SAFETY: `run` reserved 8n/5 + 2 octets for n input octets (`run_split` as much
+        // for the bits each of its decodings can reach, see there). Every emitted symbol
         // used at least 5 input bits, so before this step at most 8n/5 - 1 symbols were
         // written when a symbol is still to come, and the two octets written here end within
         // the reservation.
@@ -756,6 +918,79 @@ impl<'a> Decoding<'a> {
         let pad = (self.window >> (64 - self.avail)) as u32;
         if pad != (1 << self.avail) - 1 {
             return Err(HuffmanError::PaddingNotOnes);
+        }
+        Ok(())
+    }
+}
+
+/// The second half of a split decoding ([`Decoding::run_split`]): its decoding from the
+/// middle octet, the code starts it marked, and its outcome once it ended.
+struct Split<'a> {
+    lane: Decoding<'a>,
+    /// The bit the lane started at.
+    start: usize,
+    /// At `start + i`: 0, or one more than the symbols written before a code that starts there.
+    starts: [u8; SYNC_BITS],
+    /// The lane's outcome, once it has ended (an error ends it too).
+    end: Option<Result<(), HuffmanError>>,
+}
+
+impl Split<'_> {
+    /// Whether the lane still marks code starts: it is within [`SYNC_BITS`] bits of `start`
+    /// and has 8 octets to refill from.
+    #[inline(always)]
+    fn marking(&self) -> bool {
+        self.lane.position() < self.start + SYNC_BITS && self.lane.next + 8 <= self.lane.src.len()
+    }
+
+    /// The lane's next piece of work, unless it has ended: a marking round while
+    /// [`marking`](Self::marking), else [`Decoding::advance`].
+    #[inline(always)]
+    fn go_on(&mut self) {
+        if self.end.is_some() {
+            return;
+        }
+        self.end = if self.marking() {
+            self.marking_round().err().map(Err)
+        } else {
+            self.lane.advance()
+        };
+    }
+
+    /// `Ok(Some(symbols written before it))` if the lane marked a code start at bit `at`;
+    /// `Err` when `at` is past the marks (from `start` on, [`SYNC_BITS`] of them).
+    #[inline(always)]
+    fn started_at(&self, at: usize) -> Result<Option<usize>, ()> {
+        match at.checked_sub(self.start).map(|i| self.starts.get(i)) {
+            None | Some(Some(&0)) => Ok(None),
+            Some(None) => Err(()),
+            Some(Some(&n)) => Ok(Some(usize::from(n) - 1)),
+        }
+    }
+
+    /// [`Decoding::round`] that also marks where each code starts.
+    #[inline(always)]
+    fn marking_round(&mut self) -> Result<(), HuffmanError> {
+        let d = &mut self.lane;
+        d.refill8();
+        for _ in 0..4 {
+            let at = d.position() - self.start;
+            // At most SYNC_BITS / 5 + 1 symbols before a start within SYNC_BITS: an octet.
+            if let Some(mark) = self.starts.get_mut(at) {
+                *mark = d.written as u8 + 1;
+            }
+            let step = d.t.step[(d.window >> (64 - STEP_BITS)) as usize];
+            if step == 0 {
+                d.long_step()?;
+                break;
+            }
+            let first = d.t.symbol[(d.window >> (64 - SYMBOL_BITS)) as usize];
+            if step >> 6 == 2
+                && let Some(mark) = self.starts.get_mut(at + usize::from(first >> 8))
+            {
+                *mark = d.written as u8 + 2;
+            }
+            d.emit(step);
         }
         Ok(())
     }
@@ -935,6 +1170,82 @@ mod tests {
                 assert_eq!(out, [7, a as u8, b as u8]);
             }
         }
+    }
+
+    /// [`decode`] without the split: one decoding from the first octet to the last.
+    fn decode_one_lane(src: &[u8], dst: &mut Vec<u8>) -> Result<(), HuffmanError> {
+        dst.reserve(src.len() * 8 / 5 + 2);
+        let mut d = Decoding::at(src, 0, dst.spare_capacity_mut().as_mut_ptr().cast());
+        d.bulk()?;
+        d.tail()?;
+        // SAFETY: as in `Decoding::run`.
+        unsafe { dst.set_len(dst.len() + d.written) };
+        Ok(())
+    }
+
+    /// Octets from a fixed generator: `kind` 0 header-like text, 1 any octet, 2 text with an
+    /// octet above 0x7F (a long code) now and then.
+    fn octets(kind: u32, len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let r = (x >> 32) as u8;
+                match kind {
+                    0 => b"abcdefghijklmnopqrstuvwxyz0123456789/.;=-_ ()ABCXYZ,"[r as usize % 52],
+                    1 => r,
+                    _ if r < 16 => r | 0x80,
+                    _ => 0x20 + r % 0x5F,
+                }
+            })
+            .collect()
+    }
+
+    /// Split strings decode as one decoding from the start does, octet for octet and error
+    /// for error: encoded text of every kind and length around the split, cut short or with a
+    /// stray octet after, and arbitrary octets (where the second half's guess is often wrong).
+    #[test]
+    fn split_decoding_matches_one_lane() {
+        let mut joined = 0;
+        let mut split = 0;
+        for len in (SPLIT_FROM / 2..260).chain([400, 1000]) {
+            for seed in 0..12u64 {
+                for kind in 0..3 {
+                    let text = octets(kind, len, seed * 3 + u64::from(kind));
+                    let code = encode(&text);
+                    for variant in 0..4 {
+                        let mut src = code.clone();
+                        match variant {
+                            0 => {}
+                            1 => src.truncate(src.len().saturating_sub(1)),
+                            2 => src.push((seed * 37) as u8),
+                            _ => src = octets(1, code.len(), seed + 1000),
+                        }
+                        let (mut a, mut b) = (vec![9], vec![9]);
+                        let before = JOINS.get();
+                        let ra = decode(&src, &mut a);
+                        let rb = decode_one_lane(&src, &mut b);
+                        assert_eq!(ra, rb, "{kind} {len} {seed} {variant}");
+                        assert_eq!(a, if ra.is_ok() { b } else { vec![9] });
+                        if variant == 0 {
+                            assert_eq!(ra, Ok(()));
+                            assert_eq!(a[1..], text[..]);
+                            if src.len() >= SPLIT_FROM && kind == 0 {
+                                split += 1;
+                                joined += JOINS.get() - before;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Header text resynchronises: the halves nearly always meet.
+        assert!(
+            joined * 100 >= split * 95,
+            "{joined} of {split} split strings joined"
+        );
     }
 
     #[test]
