@@ -776,7 +776,20 @@ impl<'a> Decoding<'a> {
     #[inline(always)]
     fn meet(&mut self, b: &mut Split<'a>) -> Result<Option<usize>, HuffmanError> {
         // A round moves at most 56 bits: `self` stays before `start`, and its 8-octet
-        // refills within the string.
+        // refills within the string. One loop per kind of round `b` takes: without the first
+        // two (the general loop alone), all 256 octets decoded 1.019x [1.014, 1.025] slower
+        // (`cargo lab compare` over 16 link layouts; the user-agent 0.998x, unchanged).
+        while self.position() + 56 < b.start && b.end.is_none() && b.marking() {
+            self.round()?;
+            b.end = b.marking_round().err().map(Err);
+        }
+        while self.position() + 56 < b.start
+            && b.end.is_none()
+            && b.lane.next + 8 <= b.lane.src.len()
+        {
+            self.round()?;
+            b.end = b.lane.round().err().map(Err);
+        }
         while self.position() + 56 < b.start {
             self.round()?;
             b.go_on();
