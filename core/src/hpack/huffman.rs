@@ -185,10 +185,11 @@ fn encoded_bits_vbmi(src: &[u8]) -> usize {
 /// ```
 pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), LengthMismatch> {
     if let Some((code, bits)) = joined(src) {
-        if bits.div_ceil(8) != dst.len() {
+        let needed = bits.div_ceil(8);
+        if needed != dst.len() {
             return Err(LengthMismatch {
                 dst: dst.len(),
-                needed: bits.div_ceil(8),
+                needed,
             });
         }
         store_joined(code, bits, dst);
@@ -218,17 +219,13 @@ fn joined(src: &[u8]) -> Option<(u64, usize)> {
     let (mut acc, mut bits) = (0u64, 0usize);
     let mut groups = src.chunks_exact(4);
     for g in &mut groups {
-        let (len01, len23) = (len(g[0]) + len(g[1]), len(g[2]) + len(g[3]));
-        let n = len01 + len23;
-        if bits + n > 64 {
+        let (four, n) = four_codes(g);
+        if bits + n as usize > 64 {
             return None;
         }
-        let four = (((code(g[0]) << len(g[1])) | code(g[1])) << len23)
-            | (code(g[2]) << len(g[3]))
-            | code(g[3]);
         // `n` is 64 only when nothing came before (acc is 0); `wrapping_shl` takes it as 0.
-        acc = acc.wrapping_shl(n as u32) | four;
-        bits += n;
+        acc = acc.wrapping_shl(n) | four;
+        bits += n as usize;
     }
     for &b in groups.remainder() {
         if bits + len(b) > 64 {
@@ -238,6 +235,17 @@ fn joined(src: &[u8]) -> Option<(u64, usize)> {
         bits += len(b);
     }
     Some((acc, bits))
+}
+
+/// The codes of the four octets of `g` joined (the first highest, right-aligned) and their
+/// length in bits; the joined codes are whole when that is at most 64.
+#[inline(always)]
+fn four_codes(g: &[u8]) -> (u64, u32) {
+    let code = |i: usize| u64::from(CODES[g[i] as usize]);
+    let len = |i: usize| u32::from(CODE_LENGTHS[g[i] as usize]);
+    let (len01, len23) = (len(0) + len(1), len(2) + len(3));
+    let joined = (((code(0) << len(1)) | code(1)) << len23) | (code(2) << len(3)) | code(3);
+    (joined, len01 + len23)
 }
 
 /// Stores the `bits` of `code` (right-aligned, at most 64) padded with ones to whole octets
@@ -326,11 +334,10 @@ fn encode_into_from(src: &[u8], dst: &mut [u8], from: Progress) -> Result<(), Le
     for g in &mut groups {
         let code = |i: usize| u64::from(CODES[g[i] as usize]);
         let len = |i: usize| u32::from(CODE_LENGTHS[g[i] as usize]);
-        let (len01, len23) = (len(0) + len(1), len(2) + len(3));
-        if len01 + len23 <= 32 {
-            let joined = (((code(0) << len(1)) | code(1)) << len23) | (code(2) << len(3)) | code(3);
-            acc = (acc << (len01 + len23)) | joined;
-            bits += len01 + len23;
+        let (joined, n) = four_codes(g);
+        if n <= 32 {
+            acc = (acc << n) | joined;
+            bits += n;
             flush(acc, &mut bits, &mut o)?;
         } else {
             for i in 0..4 {
@@ -400,11 +407,10 @@ fn encode_within_from(src: &[u8], dst: &mut [u8], from: Progress) -> Option<usiz
     for g in &mut groups {
         let code = |i: usize| u64::from(CODES[g[i] as usize]);
         let len = |i: usize| u32::from(CODE_LENGTHS[g[i] as usize]);
-        let (len01, len23) = (len(0) + len(1), len(2) + len(3));
-        if len01 + len23 <= 32 {
-            let joined = (((code(0) << len(1)) | code(1)) << len23) | (code(2) << len(3)) | code(3);
-            acc = (acc << (len01 + len23)) | joined;
-            bits += len01 + len23;
+        let (joined, n) = four_codes(g);
+        if n <= 32 {
+            acc = (acc << n) | joined;
+            bits += n;
             flush(acc, &mut bits, &mut o)?;
         } else {
             for i in 0..4 {
