@@ -163,12 +163,19 @@ impl WallRatio {
 
 /// How the paired harness sampled: link layouts, processes per layout, placements of the
 /// inputs per process.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairedDesign {
-    /// The section orders measured.
+    /// The section orders every case was measured under.
     pub layouts: usize,
+    /// The most section orders a case was measured under: cases whose interval was still
+    /// wider than [`PairedDesign::precision`] after `layouts` got more, a few at a time, up to
+    /// this (0 or `layouts` in comparisons written before: none got more).
+    #[serde(default)]
+    pub max_layouts: usize,
+    /// The interval's target half-width, relative to the ratio (0.01: +-1 %), at the
+    /// simultaneous level; 0 in comparisons written before there was one.
+    #[serde(default)]
+    pub precision: f64,
     /// Processes per layout, each with the inputs placed anew (1 in comparisons written
     /// before there were several).
     #[serde(default = "one")]
@@ -180,7 +187,7 @@ pub struct PairedDesign {
 }
 
 /// How the wall times of a comparison were taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "method")]
 pub enum WallMethod {
     /// Both revisions linked into one harness, timed batch against batch, as the design says.
@@ -601,11 +608,17 @@ fn fmt_cycles(c: &CaseDelta) -> String {
     })
 }
 
-fn fmt_wall(c: &CaseDelta) -> String {
+/// A case's wall ratio, interval and layout spread; the number of layouts where it is more than
+/// the `layouts` every case had.
+fn fmt_wall(c: &CaseDelta, layouts: usize) -> String {
     c.wall.as_ref().map_or("-".into(), |w| {
         let mark = if w.spans_one() { "≈" } else { "" };
+        let more = match w.layouts.len() {
+            n if n > layouts => format!(" {n}"),
+            _ => String::new(),
+        };
         let spread = w.layout_spread().map_or(String::new(), |(lo, hi)| {
-            format!("; layouts {lo:.3}-{hi:.3}")
+            format!(";{more} layouts {lo:.3}-{hi:.3}")
         });
         format!(
             "{mark}{:.3}x [{:.3}, {:.3}]{spread}",
@@ -618,6 +631,19 @@ fn fmt_wall(c: &CaseDelta) -> String {
 /// were several.
 fn one() -> usize {
     1
+}
+
+/// Which cases got more layouts than every case had, as the Markdown says it.
+fn extension_note(d: PairedDesign) -> String {
+    if d.max_layouts > d.layouts {
+        format!(
+            "A case whose interval was still wider than +-{:.1} % after them got more layouts, up to {} (the \"layouts\" column then says how many). ",
+            d.precision * 100.0,
+            d.max_layouts
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// How many processes each layout ran in, and placements each process, as the Markdown says it.
@@ -644,9 +670,10 @@ fn design_note(d: PairedDesign) -> String {
 fn wall_note(method: Option<WallMethod>) -> String {
     let how = match method {
         Some(WallMethod::Paired(design)) => format!(
-            "Wall time is NEW/BASE (below 1 is faster), both revisions linked into one harness (functions and loops aligned to 64 octets, each side's inputs placed alike) and timed batch against batch in random order, under {} link layouts (section orders), {}: the 20 % trimmed geometric mean of each layout's median pair ratio, with Yuen's interval over layouts, simultaneous over the cases (all of them hold together with 95 % probability); \"layouts\" gives the smallest and largest layout's own ratio, what where the linker put the code did. ",
+            "Wall time is NEW/BASE (below 1 is faster), both revisions linked into one harness (functions and loops aligned to 64 octets, each side's inputs placed alike) and timed batch against batch in random order, under {} link layouts (section orders), {}: the 20 % trimmed geometric mean of each layout's median pair ratio, with Yuen's interval over layouts, simultaneous over the cases (all of them hold together with 95 % probability); \"layouts\" gives the smallest and largest layout's own ratio, what where the linker put the code did. {}",
             design.layouts,
-            design_note(design)
+            design_note(design),
+            extension_note(design)
         ),
         Some(WallMethod::Rounds { .. }) => "Wall time is NEW/BASE (below 1 is faster): the ratio of the medians over rounds, with an interval that resamples the alternating rounds as units and then their samples; the intervals are simultaneous (all of them hold together with 95 % probability). ".to_owned(),
         None => "Wall time was not measured. ".to_owned(),
@@ -659,6 +686,10 @@ fn wall_note(method: Option<WallMethod>) -> String {
 pub fn markdown(cmp: &Comparison) -> String {
     let mut out = format!("# {} → {}\n\n", cmp.base, cmp.new);
     out.push_str(&wall_note(cmp.wall_method));
+    let layouts = match cmp.wall_method {
+        Some(WallMethod::Paired(d)) => d.layouts,
+        _ => usize::MAX,
+    };
     let changed: Vec<&CaseDelta> = cmp.cases.iter().filter(|c| !c.unchanged()).collect();
     let cycles = changed.iter().any(|c| c.cycles.is_some());
     if !changed.is_empty() {
@@ -689,7 +720,7 @@ pub fn markdown(cmp: &Comparison) -> String {
                 c.case,
                 fmt_instructions(c),
                 fmt_alloc(c),
-                fmt_wall(c)
+                fmt_wall(c, layouts)
             );
         }
         out.push('\n');

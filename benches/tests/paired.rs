@@ -228,6 +228,7 @@ fn compare_takes_wall_time_from_the_pairs_and_says_so() {
             layouts: 6,
             processes: 1,
             placements: 1,
+            ..PairedDesign::default()
         },
         cases: BTreeMap::from([("e/w/v".parse().unwrap(), synthetic(6, 100, |_| 1.2))]),
     };
@@ -237,7 +238,8 @@ fn compare_takes_wall_time_from_the_pairs_and_says_so() {
         Some(WallMethod::Paired(PairedDesign {
             layouts: 6,
             processes: 1,
-            placements: 1
+            placements: 1,
+            ..PairedDesign::default()
         }))
     );
     let wall = cmp.cases[0].wall.as_ref().unwrap();
@@ -260,10 +262,15 @@ fn the_markdown_says_how_many_processes_each_layout_ran() {
     let paired = PairedWall {
         design: PairedDesign {
             layouts: 6,
+            max_layouts: 14,
+            precision: 0.01,
             processes: 3,
             placements: 2,
         },
-        cases: BTreeMap::from([("e/w/v".parse().unwrap(), synthetic(6, 100, |_| 1.0))]),
+        cases: BTreeMap::from([(
+            "e/w/v".parse().unwrap(),
+            synthetic(14, 100, |l| 1.0 + 0.3 * (l % 2) as f64),
+        )]),
     };
     let md = compare::markdown(&compare::compare("a", "b", &side, &side, Some(&paired)));
     assert!(
@@ -271,13 +278,19 @@ fn the_markdown_says_how_many_processes_each_layout_ran() {
         "{md}"
     );
     assert!(md.contains("inputs placed 2 times"), "{md}");
+    assert!(
+        md.contains("wider than +-1.0 % after them got more layouts, up to 14"),
+        "{md}"
+    );
+    assert!(md.contains("; 14 layouts "), "{md}");
     let old: WallMethod = serde_json::from_str(r#"{"method":"paired","layouts":16}"#).unwrap();
     assert_eq!(
         old,
         WallMethod::Paired(PairedDesign {
             layouts: 16,
             processes: 1,
-            placements: 1
+            placements: 1,
+            ..PairedDesign::default()
         })
     );
 }

@@ -103,6 +103,8 @@ fn full_comparison() -> compare::Comparison {
     let paired = PairedWall {
         design: PairedDesign {
             layouts: 2,
+            max_layouts: 10,
+            precision: 0.01,
             processes: 3,
             placements: 3,
         },
@@ -140,8 +142,10 @@ fn a_full_comparison_validates_and_a_broken_one_does_not() {
         cmp.wall_method,
         Some(WallMethod::Paired(PairedDesign {
             layouts: 2,
+            max_layouts: 10,
             processes: 3,
-            placements: 3
+            placements: 3,
+            ..
         }))
     ));
     let value = serde_json::to_value(&cmp).unwrap();

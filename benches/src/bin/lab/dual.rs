@@ -293,9 +293,12 @@ fn process_share(settings: &Settings, process: u64, processes: u64) -> Settings 
 pub type Runs = BTreeMap<String, Vec<PairedCase>>;
 
 /// Times the cases of each part (a backend and its selection) present in both source trees
-/// against each other: one dual harness (folder `d-<key>`) per backend, linked under `layouts`
-/// section orders (seeds 1..=layouts), each layout in processes over every case, as `design`
-/// says.
+/// against each other: one dual harness (folder `d-<key>`) per backend, linked under
+/// `design.layouts` section orders (seeds 1, 2, ...), each layout in processes over every case,
+/// as `design` says. Then, while some case's interval is wider than `design.precision` and it
+/// has had fewer than `design.max_layouts` layouts, those cases alone get [`MORE_LAYOUTS`]
+/// more (the next seeds): the interval over layouts narrows with their number, and most cases
+/// need no more than the first ones.
 ///
 /// # Errors
 ///
@@ -308,14 +311,89 @@ pub fn paired_runs(
     design: PairedDesign,
 ) -> Result<Runs> {
     let dual = Dual::prepare(base_src, new_src, key)?;
-    let seeds: Vec<u64> = (1..=design.layouts as u64).collect();
-    let data = wirelab_bench::data::shared_data()
-        .ok()
-        .flatten()
-        .and_then(|d| d.canonicalize().ok());
     let mut runs = Runs::new();
-    for (backend, part) in parts {
-        let linked = dual.link_layouts(backend, &seeds)?;
+    // Which part each case belongs to, for the extra layouts.
+    let mut part_of = BTreeMap::new();
+    for (i, (backend, part)) in parts.iter().enumerate() {
+        let first = dual.measure(*backend, part, 1..=design.layouts as u64, design)?;
+        part_of.extend(first.keys().map(|id| (id.clone(), i)));
+        merge(&mut runs, first);
+    }
+    let mut measured = design.layouts;
+    while measured < design.max_layouts {
+        let wide = wider_than(&runs, design.precision);
+        if wide.is_empty() {
+            break;
+        }
+        let more = MORE_LAYOUTS.min(design.max_layouts - measured);
+        let seeds = measured as u64 + 1..=(measured + more) as u64;
+        eprintln!(
+            "\n=== compare: {} case(s) wider than +-{:.1} % after {measured} layouts: {more} more for them ({}) ===",
+            wide.len(),
+            design.precision * 100.0,
+            wide.join(", ")
+        );
+        for (i, (backend, _)) in parts.iter().enumerate() {
+            let ids: Vec<&String> = wide
+                .iter()
+                .filter(|id| part_of.get(*id) == Some(&i))
+                .collect();
+            if !ids.is_empty() {
+                let sel = Selection::parse(&ids).map_err(anyhow::Error::msg)?;
+                merge(
+                    &mut runs,
+                    dual.measure(*backend, &sel, seeds.clone(), design)?,
+                );
+            }
+        }
+        measured += more;
+    }
+    Ok(runs)
+}
+
+/// Layouts added at a time to the cases whose interval is still too wide.
+pub const MORE_LAYOUTS: usize = 8;
+
+/// Appends each case's layouts in `more` to its layouts in `runs`.
+fn merge(runs: &mut Runs, more: Runs) {
+    for (id, layouts) in more {
+        runs.entry(id).or_default().extend(layouts);
+    }
+}
+
+/// The cases whose interval over their layouts (at the simultaneous level over all of `runs`'
+/// cases, as the comparison computes it) reaches further than `precision` from the ratio.
+fn wider_than(runs: &Runs, precision: f64) -> Vec<String> {
+    let level = wirelab_bench::compare::simultaneous_level(runs.len());
+    let reach = (1.0 + precision).ln();
+    runs.iter()
+        .filter(|(_, layouts)| {
+            let logs: Vec<Vec<f64>> = layouts.iter().map(|c| c.pairs.log_ratios()).collect();
+            wirelab_bench::report::bootstrap::ratio_over_layouts(&logs, level).is_some_and(|r| {
+                let (v, lo, hi) = (r.ratio.value.ln(), r.ratio.lower.ln(), r.ratio.upper.ln());
+                (v - lo).max(hi - v) > reach
+            })
+        })
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+impl Dual {
+    /// Links the harness for `backend` under `seeds` and runs each layout over `sel`, as
+    /// `design` says: each case's results, layout by layout.
+    fn measure(
+        &self,
+        backend: Backend,
+        sel: &Selection,
+        seeds: std::ops::RangeInclusive<u64>,
+        design: PairedDesign,
+    ) -> Result<Runs> {
+        let data = wirelab_bench::data::shared_data()
+            .ok()
+            .flatten()
+            .and_then(|d| d.canonicalize().ok());
+        let linked = self.link_layouts(backend, &seeds.collect::<Vec<_>>())?;
+        let mut runs = Runs::new();
         for (i, layout) in linked.iter().enumerate() {
             eprintln!(
                 "\n=== compare: wall time, layout {}/{} (seed {}): both revisions in one process, {} processes ===",
@@ -324,10 +402,10 @@ pub fn paired_runs(
                 layout.seed,
                 design.processes
             );
-            let run = dual.run(
+            let run = self.run(
                 layout,
                 design.processes as u64,
-                &part,
+                sel,
                 &layout_settings(layout.seed, false, design.placements),
                 data.as_deref(),
             )?;
@@ -335,8 +413,8 @@ pub fn paired_runs(
                 runs.entry(id).or_default().push(case);
             }
         }
+        Ok(runs)
     }
-    Ok(runs)
 }
 
 /// Placements of each side's inputs within one process, by default (compare's and the
@@ -401,6 +479,8 @@ pub fn run_verb(args: &Args) -> Result<()> {
         vec![(Backend::MinizOxide, Selection::default())],
         PairedDesign {
             layouts: args.layouts,
+            max_layouts: args.layouts,
+            precision: 0.0,
             processes: args.processes,
             placements: args.placements,
         },
@@ -608,7 +688,41 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{LayoutRun, absorb, harness_profile};
+    use super::{LayoutRun, Runs, absorb, harness_profile, merge, wider_than};
+
+    /// A case's layouts, each one pair of BASE 100 ns and NEW `new[l]` ns.
+    fn layouts(new: &[f64]) -> Vec<wirelab_bench::sampler::PairedCase> {
+        new.iter()
+            .map(|&n| wirelab_bench::sampler::PairedCase {
+                base_digest: "d".into(),
+                new_digest: "d".into(),
+                pairs: wirelab_bench::sampler::Pairs {
+                    iters: 1,
+                    base_ns: vec![100.0],
+                    new_ns: vec![n],
+                },
+            })
+            .collect()
+    }
+
+    #[test]
+    fn only_the_cases_wider_than_the_precision_get_more_layouts() {
+        let spread: Vec<f64> = (0..16).map(|l| 100.0 + f64::from(l % 4) - 1.5).collect();
+        let mut runs = Runs::new();
+        runs.insert("e/w/tight".into(), layouts(&[100.0; 16]));
+        runs.insert("e/w/spread".into(), layouts(&spread));
+        // The spread case's layouts reach 98.5-101.5: its interval is wider than +-1 %, and
+        // within +-5 %.
+        assert_eq!(wider_than(&runs, 0.01), ["e/w/spread"]);
+        assert!(wider_than(&runs, 0.05).is_empty());
+        // More layouts of the same spread narrow it: 40 of them come within +-1 %.
+        let mut more = Runs::new();
+        more.insert("e/w/spread".into(), layouts(&spread.repeat(2)[..24]));
+        merge(&mut runs, more);
+        assert_eq!(runs["e/w/spread"].len(), 40);
+        assert_eq!(runs["e/w/tight"].len(), 16);
+        assert!(wider_than(&runs, 0.01).is_empty());
+    }
 
     #[test]
     fn a_layouts_processes_pool_their_pairs() {
