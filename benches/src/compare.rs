@@ -609,12 +609,12 @@ fn fmt_cycles(c: &CaseDelta) -> String {
 }
 
 /// A case's wall ratio, interval and layout spread; the number of layouts where it is more than
-/// the `layouts` every case had.
-fn fmt_wall(c: &CaseDelta, layouts: usize) -> String {
+/// the `layouts` every case had (a paired comparison's; `None` for the older process rounds).
+fn fmt_wall(c: &CaseDelta, layouts: Option<usize>) -> String {
     c.wall.as_ref().map_or("-".into(), |w| {
         let mark = if w.spans_one() { "≈" } else { "" };
-        let more = match w.layouts.len() {
-            n if n > layouts => format!(" {n}"),
+        let more = match (w.layouts.len(), layouts) {
+            (n, Some(every)) if n > every => format!(" {n}"),
             _ => String::new(),
         };
         let spread = w.layout_spread().map_or(String::new(), |(lo, hi)| {
@@ -687,8 +687,8 @@ pub fn markdown(cmp: &Comparison) -> String {
     let mut out = format!("# {} → {}\n\n", cmp.base, cmp.new);
     out.push_str(&wall_note(cmp.wall_method));
     let layouts = match cmp.wall_method {
-        Some(WallMethod::Paired(d)) => d.layouts,
-        _ => usize::MAX,
+        Some(WallMethod::Paired(d)) => Some(d.layouts),
+        _ => None,
     };
     let changed: Vec<&CaseDelta> = cmp.cases.iter().filter(|c| !c.unchanged()).collect();
     let cycles = changed.iter().any(|c| c.cycles.is_some());

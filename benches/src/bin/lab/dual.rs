@@ -60,6 +60,8 @@ fn main() {
 /// A prepared pair of revisions.
 pub struct Dual {
     dir: PathBuf,
+    /// The shared data folder the revisions' workloads read, when there is one.
+    data: Option<PathBuf>,
 }
 
 /// One linked layout of the harness: its section-order seed and its binary.
@@ -86,7 +88,11 @@ impl Dual {
             })?;
         }
         write_harness(&dir.join("harness"), new_src)?;
-        Ok(Self { dir })
+        let data = wirelab_bench::data::shared_data()
+            .ok()
+            .flatten()
+            .and_then(|d| d.canonicalize().ok());
+        Ok(Self { dir, data })
     }
 
     /// Builds the harness with `backend` and relinks it once per seed (only the final crate
@@ -123,8 +129,7 @@ impl Dual {
     }
 
     /// Runs one layout's binary over `sel` in `processes` processes ([`Layout::run`]) and
-    /// reads what they measured. `data` is the shared data folder the revisions' workloads
-    /// read.
+    /// reads what they measured.
     ///
     /// # Errors
     ///
@@ -135,16 +140,47 @@ impl Dual {
         processes: u64,
         sel: &Selection,
         settings: &Settings,
-        data: Option<&Path>,
     ) -> Result<LayoutRun> {
         let words = selection_words(sel);
         let call = Invocation {
             out: &self.dir.join(format!("run-{}.json", layout.seed)),
             words: &words,
             cwd: &self.dir,
-            data,
+            data: self.data.as_deref(),
         };
         layout.run(processes, settings, &call)
+    }
+
+    /// Links the harness for `backend` under `seeds` and runs each layout over `sel`, as
+    /// `design` says: each case's results, layout by layout.
+    fn measure(
+        &self,
+        backend: Backend,
+        sel: &Selection,
+        seeds: std::ops::RangeInclusive<u64>,
+        design: PairedDesign,
+    ) -> Result<Runs> {
+        let linked = self.link_layouts(backend, &seeds.collect::<Vec<_>>())?;
+        let mut runs = Runs::new();
+        for (i, layout) in linked.iter().enumerate() {
+            eprintln!(
+                "\n=== compare: wall time, layout {}/{} (seed {}): both revisions in one process, {} processes ===",
+                i + 1,
+                linked.len(),
+                layout.seed,
+                design.processes
+            );
+            let run = self.run(
+                layout,
+                design.processes as u64,
+                sel,
+                &layout_settings(layout.seed, false, design.placements),
+            )?;
+            for (id, case) in run.cases {
+                runs.entry(id).or_default().push(case);
+            }
+        }
+        Ok(runs)
     }
 }
 
@@ -376,45 +412,6 @@ fn wider_than(runs: &Runs, precision: f64) -> Vec<String> {
         })
         .map(|(id, _)| id.clone())
         .collect()
-}
-
-impl Dual {
-    /// Links the harness for `backend` under `seeds` and runs each layout over `sel`, as
-    /// `design` says: each case's results, layout by layout.
-    fn measure(
-        &self,
-        backend: Backend,
-        sel: &Selection,
-        seeds: std::ops::RangeInclusive<u64>,
-        design: PairedDesign,
-    ) -> Result<Runs> {
-        let data = wirelab_bench::data::shared_data()
-            .ok()
-            .flatten()
-            .and_then(|d| d.canonicalize().ok());
-        let linked = self.link_layouts(backend, &seeds.collect::<Vec<_>>())?;
-        let mut runs = Runs::new();
-        for (i, layout) in linked.iter().enumerate() {
-            eprintln!(
-                "\n=== compare: wall time, layout {}/{} (seed {}): both revisions in one process, {} processes ===",
-                i + 1,
-                linked.len(),
-                layout.seed,
-                design.processes
-            );
-            let run = self.run(
-                layout,
-                design.processes as u64,
-                sel,
-                &layout_settings(layout.seed, false, design.placements),
-                data.as_deref(),
-            )?;
-            for (id, case) in run.cases {
-                runs.entry(id).or_default().push(case);
-            }
-        }
-        Ok(runs)
-    }
 }
 
 /// Placements of each side's inputs within one process, by default (compare's and the
