@@ -30,6 +30,8 @@ mod bench;
 mod bmf;
 #[path = "lab/check.rs"]
 mod check;
+#[path = "lab/cmp_folders.rs"]
+mod cmp_folders;
 #[path = "lab/compare.rs"]
 mod compare;
 #[path = "lab/data.rs"]

@@ -39,6 +39,12 @@ pub struct Args {
     /// `bytes>+0%`, `output-changed`. May be given several times.
     #[arg(long = "fail-if")]
     fail_if: Vec<Gate>,
+    /// Revision folders (a checkout with its builds, about 2 GB each) and pair folders (the
+    /// linked layouts, about 1 GB) kept under `/tmp/wirelab-cmp` for later comparisons: the
+    /// least recently used beyond this many of each are removed when a compare starts
+    /// (except those another run is using).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(2..=64))]
+    keep_folders: u64,
     /// Also write the comparison in another format.
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -121,9 +127,9 @@ pub fn saved_dir(name: &str) -> PathBuf {
 /// instruction-count folder (`/tmp/wirelab-icount-target`), so that the measured processes see
 /// paths of the same lengths, and so count the same instructions, as in `cargo lab bench`.
 fn revision_dir(kind: char, sha: &str) -> PathBuf {
-    const PARENT: &str = "/tmp/wirelab-cmp/";
-    let hex = "/tmp/wirelab-icount-target".len() - PARENT.len() - 2;
-    PathBuf::from(format!("{PARENT}{kind}-{}", &sha[..hex.min(sha.len())]))
+    use crate::cmp_folders::PARENT;
+    let hex = "/tmp/wirelab-icount-target".len() - PARENT.len() - 3;
+    PathBuf::from(format!("{PARENT}/{kind}-{}", &sha[..hex.min(sha.len())]))
 }
 
 fn git(args: &[&str]) -> Option<String> {
@@ -366,6 +372,7 @@ pub fn run(args: &Args) -> Result<()> {
         .iter()
         .map(|dir| crate::tools::lock_folder(dir))
         .collect::<Result<Vec<_>>>()?;
+    crate::cmp_folders::evict(args.keep_folders as usize)?;
     for rev in [&base, &new] {
         rev.prepare()?;
         rev.measure_counts(&sel, &args.metrics)?;

@@ -12,8 +12,9 @@
 //! their own crates. Copies are written only where their contents changed, with the time of
 //! writing, so cargo's freshness check sees every change.
 
+use crate::cmp_folders::{DUAL_BINARIES_KEPT, PARENT, trim_binaries};
 use crate::mirror::sync_workspace_with;
-use crate::tools::lock_folder;
+use crate::tools::{FolderLock, lock_folder};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,9 +23,6 @@ use wirelab_bench::catalog::Backend;
 use wirelab_bench::compare::PairedDesign;
 use wirelab_bench::sampler::{LayoutRun, PairedCase, Settings};
 use wirelab_bench::selection::Selection;
-
-/// Where the pairs' folders and the shared target folder live.
-const PARENT: &str = "/tmp/wirelab-cmp";
 
 /// The generated crate's package (and binary) name.
 const HARNESS: &str = "wirelab-dual";
@@ -60,6 +58,8 @@ fn main() {
 /// A prepared pair of revisions.
 pub struct Dual {
     dir: PathBuf,
+    /// Held while the pair is used, so that another compare does not remove its folder.
+    _lock: FolderLock,
     /// The shared data folder the revisions' workloads read, when there is one.
     data: Option<PathBuf>,
 }
@@ -81,6 +81,7 @@ impl Dual {
     /// When a manifest cannot be read or renamed, or a file cannot be written.
     pub fn prepare(base_src: &Path, new_src: &Path, key: &str) -> Result<Self> {
         let dir = PathBuf::from(format!("{PARENT}/d-{key}"));
+        let lock = lock_folder(&dir)?;
         for (side, src) in [("base", base_src), ("new", new_src)] {
             let renames = member_renames(src, side)?;
             sync_workspace_with(src, &dir.join(side), |rel, bytes| {
@@ -92,7 +93,11 @@ impl Dual {
             .ok()
             .flatten()
             .and_then(|d| d.canonicalize().ok());
-        Ok(Self { dir, data })
+        Ok(Self {
+            dir,
+            _lock: lock,
+            data,
+        })
     }
 
     /// Builds the harness with `backend` and relinks it once per seed (only the final crate
@@ -125,7 +130,8 @@ impl Dual {
         };
         let built = target.join("release").join(HARNESS);
         let name = format!("{HARNESS}{}", backend.suffix());
-        link_in_layouts(cargo, &built, &self.dir.join("layouts"), &name, seeds)
+        let keep = Some(DUAL_BINARIES_KEPT);
+        link_in_layouts(cargo, &built, &self.dir.join("layouts"), &name, seeds, keep)
     }
 
     /// Runs one layout's binary over `sel` in `processes` processes ([`Layout::run`]) and
@@ -187,7 +193,9 @@ impl Dual {
 /// Builds a binary with `cargo` (a `cargo rustc` command for it, without the final `--`) once
 /// per section-order seed: the linker's `--shuffle-sections=*=SEED` is passed to the final
 /// crate only, so only it is linked again. Each binary (`built`) is copied to
-/// `out_dir/<name>-<seed>`.
+/// `out_dir/<name>-<seed>`. With `keep_binaries`, cargo's folder keeps only that many of the
+/// most recently used binaries of the crate (one per seed and pair of revisions, which would
+/// otherwise pile up).
 ///
 /// # Errors
 ///
@@ -198,6 +206,7 @@ pub fn link_in_layouts(
     out_dir: &Path,
     name: &str,
     seeds: &[u64],
+    keep_binaries: Option<usize>,
 ) -> Result<Vec<Layout>> {
     std::fs::create_dir_all(out_dir)?;
     let mut layouts = Vec::new();
@@ -222,6 +231,12 @@ pub fn link_in_layouts(
         let binary = out_dir.join(format!("{name}-{seed}"));
         std::fs::copy(built, &binary)
             .with_context(|| format!("copying {} to {}", built.display(), binary.display()))?;
+        if let (Some(keep), Some(folder), Some(file)) =
+            (keep_binaries, built.parent(), built.file_name())
+        {
+            let stem = file.to_string_lossy().replace('-', "_");
+            trim_binaries(&folder.join("deps"), &stem, built, keep)?;
+        }
         layouts.push(Layout { seed, binary });
     }
     Ok(layouts)

@@ -104,18 +104,7 @@ pub struct FolderLock {
 ///
 /// When the lock file cannot be created or locked.
 pub fn lock_folder(dir: &Path) -> Result<FolderLock> {
-    use std::io::Write as _;
-    let path = PathBuf::from(format!("{}.wirelab.lock", dir.display()));
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(&path)
-        .with_context(|| format!("opening the lock {}", path.display()))?;
+    let (file, path) = open_lock(dir)?;
     match file.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
@@ -137,6 +126,49 @@ pub fn lock_folder(dir: &Path) -> Result<FolderLock> {
             return Err(e).with_context(|| format!("locking {}", path.display()));
         }
     }
+    held(file)
+}
+
+/// Takes the lock of `dir` if no other run holds it; `None` when one does.
+///
+/// # Errors
+///
+/// When the lock file cannot be created or locked.
+pub fn try_lock_folder(dir: &Path) -> Result<Option<FolderLock>> {
+    let (file, path) = open_lock(dir)?;
+    match file.try_lock() {
+        Ok(()) => held(file).map(Some),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("locking {}", path.display()))
+        }
+    }
+}
+
+/// The lock file of `dir`: `<dir>.wirelab.lock`, beside it.
+pub fn lock_path(dir: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.wirelab.lock", dir.display()))
+}
+
+/// The lock file of `dir`, opened (created when missing).
+fn open_lock(dir: &Path) -> Result<(std::fs::File, PathBuf)> {
+    let path = lock_path(dir);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("opening the lock {}", path.display()))?;
+    Ok((file, path))
+}
+
+/// Marks a lock just taken as this run's (which also dates the folder's last use).
+fn held(mut file: std::fs::File) -> Result<FolderLock> {
+    use std::io::Write as _;
     file.set_len(0)?;
     write!(
         file,
