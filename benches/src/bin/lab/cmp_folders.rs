@@ -1,9 +1,9 @@
 //! compare's folders under `/tmp/wirelab-cmp`, kept within bounds.
 //!
 //! Each compared revision leaves a folder `r-<commit>` (its checkout and target folders, about
-//! 2 GB) and each pair of revisions a folder `d-<pair>` (the renamed sources and one binary per
-//! link layout, about 1 GB); the paired harness's shared target folder keeps a 34 MB binary per
-//! layout and pair. Left alone they grew to 46 GB over 27 revisions here. A compare keeps the
+//! 2 GB) and each pair of revisions a folder `d-<pair>` (the renamed sources; each layout's
+//! binary is removed once it has run); the paired harness's shared target folder keeps a 34 MB
+//! binary per layout and pair. Left alone they grew to 46 GB over 27 revisions here. A compare keeps the
 //! folders it used most recently (the date of a folder's last use is the date its lock was last
 //! taken) and removes the others, except those another lab run holds.
 

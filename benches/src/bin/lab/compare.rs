@@ -40,7 +40,7 @@ pub struct Args {
     #[arg(long = "fail-if")]
     fail_if: Vec<Gate>,
     /// Revision folders (a checkout with its builds, about 2 GB each) and pair folders (the
-    /// linked layouts, about 1 GB) kept under `/tmp/wirelab-cmp` for later comparisons: the
+    /// renamed sources of two revisions) kept under `/tmp/wirelab-cmp` for later comparisons: the
     /// least recently used beyond this many of each are removed when a compare starts
     /// (except those another run is using).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(2..=64))]

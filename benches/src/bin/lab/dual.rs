@@ -182,6 +182,9 @@ impl Dual {
                 sel,
                 &layout_settings(layout.seed, false, design.placements),
             )?;
+            // Its copy is not run again (more layouts are new seeds, linked anew): 34 MB
+            // each, a gigabyte per comparison if kept.
+            let _ = std::fs::remove_file(&layout.binary);
             for (id, case) in run.cases {
                 runs.entry(id).or_default().push(case);
             }
