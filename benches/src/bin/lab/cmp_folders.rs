@@ -15,9 +15,10 @@ use std::time::SystemTime;
 /// The folder all of compare's folders live in.
 pub const PARENT: &str = "/tmp/wirelab-cmp";
 
-/// How many binaries of the paired harness the shared target folder keeps: two comparisons at
-/// the most layouts compare takes (`--max-layouts`).
-pub const DUAL_BINARIES_KEPT: usize = 2 * 96;
+/// How many binaries of the paired harness the shared target folder keeps (34 MB each): the
+/// layouts of two comparisons at the default `--max-layouts` (32). A pair compared again after
+/// that is relinked, about 5 s a layout.
+pub const DUAL_BINARIES_KEPT: usize = 2 * 32;
 
 /// A folder (or file) of compare's, and when it was last used.
 struct Used {
