@@ -97,6 +97,12 @@ fn last_used(dir: &Path) -> SystemTime {
         .unwrap_or(SystemTime::UNIX_EPOCH)
 }
 
+/// What a compare locks for a revision's folder `dir` while it compares it (a second compare
+/// of the same revision waits; the revision's own lab run locks `dir` itself).
+pub fn comparison_of(dir: &Path) -> PathBuf {
+    dir.with_extension("compare")
+}
+
 /// The folders whose locks guard `dir`: the folder itself (its lab run, or the pair's
 /// harness) and, for a revision or working tree, its comparison.
 fn lock_owners(dir: &Path) -> Vec<PathBuf> {
@@ -105,7 +111,7 @@ fn lock_owners(dir: &Path) -> Vec<PathBuf> {
         .is_some_and(|n| n.to_string_lossy().starts_with("d-"));
     let mut owners = vec![dir.to_path_buf()];
     if !pair {
-        owners.push(dir.with_extension("compare"));
+        owners.push(comparison_of(dir));
     }
     owners
 }
@@ -208,7 +214,7 @@ mod tests {
         let (d_new, d_old) = (folder(p, "d-x", 10), folder(p, "d-y", 100));
         let other = folder(p, "dual-target", 9000);
         // Another run's comparison of r-ddd, taken long ago.
-        let compare = held.with_extension("compare");
+        let compare = comparison_of(&held);
         let _lock = try_lock_folder(&compare).unwrap().unwrap();
         let long_ago = SystemTime::now() - Duration::from_secs(5000);
         let lock_file = std::fs::File::open(lock_path(&compare)).unwrap();

@@ -366,7 +366,7 @@ pub fn run(args: &Args) -> Result<()> {
     let folders: std::collections::BTreeSet<PathBuf> = [&base, &new]
         .iter()
         .filter(|r| !matches!(r.source, Source::Saved(_)))
-        .map(|r| r.dir.with_extension("compare"))
+        .map(|r| crate::cmp_folders::comparison_of(&r.dir))
         .collect();
     let _locks = folders
         .iter()
