@@ -318,7 +318,7 @@ pub fn why(base: &Profile, new: &Profile, n: usize) -> Vec<FunctionDelta> {
 }
 
 /// The function the instruction-count harness measures (gungraun's wrapper of
-/// `benches/icount.rs`'s `case`): the root of a case's flamegraph.
+/// `icount/benches/icount.rs`'s `case`): the root of a case's flamegraph.
 pub const MEASURED: &str = "icount::case::__gungraun_wrapper_mod::case";
 
 /// A flamegraph SVG of folded stacks (`folded` lines; with two counts per line, a differential

@@ -52,6 +52,8 @@ mod ladder;
 mod list;
 #[path = "lab/mirror.rs"]
 mod mirror;
+#[path = "lab/prebuild.rs"]
+mod prebuild;
 #[path = "lab/profile.rs"]
 mod profile;
 #[path = "lab/receipt.rs"]

@@ -1,6 +1,7 @@
 //! `cargo lab bench`: verify, then wall time, instructions and allocations, then the reports of
 //! the experiments measured whole.
 
+use crate::prebuild::Prebuild;
 use crate::tools::{Measure, Metrics};
 use crate::{bmf, harness, ladder, receipt, report, tools, verify};
 use anyhow::Result;
@@ -57,6 +58,11 @@ pub fn run(args: &Args) -> Result<()> {
     let sel = Selection::parse(&args.selection).map_err(anyhow::Error::msg)?;
     let started = Instant::now();
     phase(1, "verify", started);
+    let prebuild = if args.metrics.counts_instructions() {
+        Some(Prebuild::start(&sel)?)
+    } else {
+        None
+    };
     verify::run(&sel)?;
     let verify_s = started.elapsed().as_secs_f64();
     let publishing = !(args.no_report || args.quick) && args.metrics.complete();
@@ -68,7 +74,7 @@ pub fn run(args: &Args) -> Result<()> {
     let Some(sel) = sel.without(&unmeasurable(&sel)?) else {
         return missing_data(&kept);
     };
-    let receipt = measure(args, &sel, publishing, started, verify_s)?;
+    let receipt = measure(args, &sel, publishing, (started, verify_s), prebuild)?;
     if let Some(name) = &args.save {
         save(name)?;
     }
@@ -105,16 +111,21 @@ pub fn run(args: &Args) -> Result<()> {
     missing_data(&kept)
 }
 
-/// Phases 2 to 4 (wall time, instructions, allocations, as `--metrics` asks); returns the
-/// run's receipt with the phases' durations.
+/// Phases 2 to 4 (wall time, instructions, allocations, as `--metrics` asks), once the
+/// builds started with verification; returns the run's receipt with the phases' durations
+/// (given when the run started and how long verification took).
 fn measure(
     args: &Args,
     sel: &Selection,
     publishing: bool,
-    started: Instant,
-    verify_s: f64,
+    (started, verify_s): (Instant, f64),
+    prebuild: Option<Prebuild>,
 ) -> Result<Receipt> {
     let metrics = &args.metrics;
+    if let Some(prebuild) = prebuild {
+        // Before anything is timed.
+        prebuild.wait()?;
+    }
     if metrics.counts_instructions() {
         // Check the tools before spending minutes on wall time.
         tools::preflight_icount()?;

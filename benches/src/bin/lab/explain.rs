@@ -4,6 +4,7 @@
 //! under `target/wirelab/explain/`, so the ladder's question "where does the naive twin spend
 //! its time" has an answer next to its count.
 
+use crate::prebuild::Prebuild;
 use crate::{harness, verify};
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
@@ -19,7 +20,9 @@ const TOP: usize = 12;
 
 /// Explains every case of the selection.
 pub fn run(sel: &Selection) -> Result<()> {
+    let prebuild = Prebuild::start(sel)?;
     verify::run(sel)?;
+    prebuild.wait()?;
     harness::icount(sel, false, false)?;
     let mut out = String::new();
     let mut svgs = Vec::new();

@@ -140,7 +140,7 @@ fn manifest_dir() -> PathBuf {
 }
 
 /// Writes the manifest of a run over `cases`: each measured process reads its own case's file
-/// and nothing else (see benches/icount.rs), so that its count does not depend on the others.
+/// and nothing else (see icount/benches/icount.rs), so that its count does not depend on the others.
 fn write_manifest(cases: &[CaseId], verified: &Verification) -> Result<()> {
     remove(&manifest_dir())?;
     for (n, case) in cases.iter().enumerate() {
@@ -158,7 +158,7 @@ fn write_manifest(cases: &[CaseId], verified: &Verification) -> Result<()> {
 fn gungraun_dir() -> PathBuf {
     icount_target_dir()
         .join("gungraun")
-        .join("wirelab-bench")
+        .join(ICOUNT_PACKAGE)
         .join("icount")
         .join("lab")
 }
@@ -189,7 +189,7 @@ pub fn icount(sel: &Selection, quick: bool, cache_sim: bool) -> Result<f64> {
             continue;
         }
         write_manifest(&cases, &verified)?;
-        let mut cmd = gungraun_command(&exp.backend.cargo_args(), data.as_deref());
+        let mut cmd = gungraun_command(exp.backend, data.as_deref());
         cmd.env(ENV_CACHE_SIM, if cache_sim { "1" } else { "0" });
         run_in(&mut cmd, &workspace, "instruction-count harness (gungraun)")?;
         record_counts(&id, &cases)?;
@@ -250,12 +250,14 @@ fn record_kernels() -> Result<()> {
     write_json(&KernelChoices::file(), &choices).map_err(anyhow::Error::msg)
 }
 
+/// The package of the instruction-count harness (`icount/`): the lab's library and gungraun.
+const ICOUNT_PACKAGE: &str = "wirelab-icount";
+
 /// `cargo bench` of the gungraun harness in a fixed, minimal environment: the measured
 /// process's heap layout (and so malloc's instruction counts) depends on what it inherits.
-fn gungraun_command(feature_args: &[String], data: Option<&Path>) -> Command {
-    let mut cmd = mirror_cargo_bench(data);
-    cmd.args(feature_args)
-        .args(["--bench", "icount", "--", "--save-summary=json"])
+fn gungraun_command(backend: Backend, data: Option<&Path>) -> Command {
+    let mut cmd = harness_cargo_bench(backend, data);
+    cmd.args(["--", "--save-summary=json"])
         // Several valgrind processes at once: instruction counts do not depend on the load.
         .arg(format!("--parallel={}", icount_parallelism()))
         .env("WIRELAB_MANIFEST", manifest_dir())
@@ -263,12 +265,23 @@ fn gungraun_command(feature_args: &[String], data: Option<&Path>) -> Command {
     cmd
 }
 
-/// `cargo bench --workspace` as the instruction-count mirror builds it: the environment
-/// cleared to a fixed few variables, the mirror's target folder, registry paths remapped.
-/// Whatever is built this way shares its dependencies with the gungraun harness's build.
+/// `cargo bench` of the gungraun harness built for `backend` (its arguments may follow).
+pub fn harness_cargo_bench(backend: Backend, data: Option<&Path>) -> Command {
+    let mut cmd = mirror_cargo_bench(data);
+    if let Some(feature) = backend.feature() {
+        // The harness's package names its backend features as the lab's package does.
+        cmd.args(["--features", feature]);
+    }
+    cmd.args(["--bench", "icount"]);
+    cmd
+}
+
+/// `cargo bench` of the instruction-count harness's package as the mirror builds it: the
+/// environment cleared to a fixed few variables, the mirror's target folder, registry paths
+/// remapped.
 fn mirror_cargo_bench(data: Option<&Path>) -> Command {
     let mut cmd = Command::new("cargo");
-    cmd.args(["bench", "--workspace"])
+    cmd.args(["bench", "--package", ICOUNT_PACKAGE])
         .env_clear()
         .envs(
             [

@@ -7,7 +7,14 @@ use std::path::{Path, PathBuf};
 use wirelab_bench::paths::{icount_target_dir, workspace_root};
 
 /// The folders and files of the workspace that building the harness needs.
-const WORKSPACE_PARTS: &[&str] = &["Cargo.toml", "Cargo.lock", "core", "baselines", "benches"];
+const WORKSPACE_PARTS: &[&str] = &[
+    "Cargo.toml",
+    "Cargo.lock",
+    "core",
+    "baselines",
+    "benches",
+    "icount",
+];
 
 /// Points a link at a fixed path to the shared data, so that the measured process sees the same
 /// path strings (and so the same heap layout) whichever folder the checkout lives in.

@@ -211,6 +211,14 @@ pub fn output_of(program: &str, args: &[&str]) -> Option<String> {
 /// binary: the tools the lab installs (gungraun-runner, cargo-fuzz) only start other programs
 /// and read their output, and their build is a good part of a fresh machine's first run.
 pub fn cargo_install(package: &str, args: &[&str]) -> Result<()> {
+    run(
+        &mut cargo_install_command(package, args),
+        &format!("installing {package}"),
+    )
+}
+
+/// The command [`cargo_install`] runs.
+pub fn cargo_install_command(package: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new("cargo");
     cmd.args(["install", package, "--locked"]).args(args);
     for (key, value) in [
@@ -221,27 +229,44 @@ pub fn cargo_install(package: &str, args: &[&str]) -> Result<()> {
     ] {
         cmd.env(format!("CARGO_PROFILE_RELEASE_{key}"), value);
     }
-    run(&mut cmd, &format!("installing {package}"))
+    cmd
 }
 
 /// Checks for valgrind and for a gungraun-runner of the matching version (installing it).
 pub fn preflight_icount() -> Result<()> {
+    require_valgrind()?;
+    if let Some(missing) = runner_missing() {
+        eprintln!("lab: {missing}; installing it (about 2 minutes, once)");
+        cargo_install("gungraun-runner", &RUNNER_INSTALL_ARGS)?;
+    }
+    Ok(())
+}
+
+/// `cargo install` arguments of the gungraun-runner that matches the library.
+pub const RUNNER_INSTALL_ARGS: [&str; 2] = ["--version", GUNGRAUN_VERSION];
+
+/// Fails, saying how to install it, when valgrind is missing.
+pub fn require_valgrind() -> Result<()> {
     if output_of("valgrind", &["--version"]).is_none() {
         bail!(
             "valgrind is not installed; instruction counts need it.\n  \
              Debian/Ubuntu: sudo apt-get install valgrind   (valgrind 3.19 or later)"
         );
     }
+    Ok(())
+}
+
+/// Why the installed gungraun-runner will not do (missing, or another version), or `None`
+/// when it matches the library.
+pub fn runner_missing() -> Option<String> {
     let want = format!("gungraun-runner {GUNGRAUN_VERSION}");
     let have = output_of("gungraun-runner", &["--version"]);
-    if have.as_deref() != Some(want.as_str()) {
-        eprintln!(
-            "lab: gungraun-runner {GUNGRAUN_VERSION} is missing{}; installing it (about 2 minutes, once)",
+    (have.as_deref() != Some(want.as_str())).then(|| {
+        format!(
+            "gungraun-runner {GUNGRAUN_VERSION} is missing{}",
             have.map(|v| format!(" (found `{v}`)")).unwrap_or_default()
-        );
-        cargo_install("gungraun-runner", &["--version", GUNGRAUN_VERSION])?;
-    }
-    Ok(())
+        )
+    })
 }
 
 /// The selection split by the build that measures it: for each flate2 backend with a selected

@@ -13,7 +13,7 @@
 //! what it does before the counted run (arguments, environment, files read, heap use) is the
 //! same for a given case in a full run, a `--quick` run, a one-case run, `check` and `compare`.
 //!
-//! Results land in `<target>/gungraun/wirelab-bench/icount/lab/case.catalog_<n>/summary.json`.
+//! Results land in `<target>/gungraun/wirelab-icount/icount/lab/case.catalog_<n>/summary.json`.
 #![allow(missing_docs)]
 
 use gungraun::{

@@ -1,0 +1,243 @@
+//! Building what the instruction-count phase needs while verification runs. On a fresh machine
+//! that is gungraun-runner's install and the harness's build for each backend, minutes of work
+//! that would otherwise start only after verification (and, in a bench run, after wall time),
+//! while verification leaves a core idle (it runs on one thread, and the other backend's lab
+//! build ends in two one-unit compiles). Nothing is timed while these builds run: a run waits
+//! for them ([`Prebuild::wait`]) before its wall-time phase.
+
+use crate::harness::harness_cargo_bench;
+use crate::mirror::{fixed_data_link, mirror_workspace};
+use crate::tools::{
+    RUNNER_INSTALL_ARGS, by_backend, cargo_install_command, require_valgrind, runner_missing,
+};
+use anyhow::{Context, Result, bail};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use wirelab_bench::catalog::Backend;
+use wirelab_bench::paths::{lab_dir, workspace_root};
+use wirelab_bench::selection::Selection;
+
+/// The builds under way on a thread of their own, their output in a log file.
+pub struct Prebuild {
+    thread: Option<JoinHandle<Result<()>>>,
+    /// The build running now, so that a run that ends early can stop it.
+    current: Arc<Mutex<Option<Child>>>,
+    cancelled: Arc<AtomicBool>,
+    log: PathBuf,
+}
+
+impl Prebuild {
+    /// Starts installing gungraun-runner (when the installed one does not match) and building
+    /// the instruction-count harness for each backend of `sel`, in the mirror the phase will
+    /// run from, with the output going to `target/wirelab/prebuild.log`.
+    ///
+    /// # Errors
+    ///
+    /// When valgrind is missing, or the mirror or the log cannot be written.
+    pub fn start(sel: &Selection) -> Result<Self> {
+        require_valgrind()?;
+        let backends: Vec<Backend> = by_backend(sel).into_iter().map(|(b, _)| b).collect();
+        let install = runner_missing();
+        let data = fixed_data_link()?;
+        let workspace = mirror_workspace()?;
+        let log = lab_dir().join("prebuild.log");
+        std::fs::create_dir_all(lab_dir())?;
+        let file = File::create(&log).with_context(|| format!("creating {}", log.display()))?;
+        eprintln!(
+            "lab: {}building the instruction-count harness while verification runs (log: {})",
+            install
+                .as_ref()
+                .map(|why| format!("{why}: installing it and "))
+                .unwrap_or_default(),
+            log.display()
+        );
+        let mut steps = Vec::new();
+        if install.is_some() {
+            let mut cmd = cargo_install_command("gungraun-runner", &RUNNER_INSTALL_ARGS);
+            cmd.current_dir(workspace_root());
+            steps.push((cmd, "installing gungraun-runner"));
+        }
+        for backend in backends {
+            let mut cmd = harness_cargo_bench(backend, data.as_deref());
+            cmd.arg("--no-run").current_dir(&workspace);
+            steps.push((cmd, "building the instruction-count harness"));
+        }
+        let current = Arc::new(Mutex::new(None));
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let (c, k) = (Arc::clone(&current), Arc::clone(&cancelled));
+        let thread = std::thread::spawn(move || run_steps(steps, &file, &c, &k));
+        Ok(Self {
+            thread: Some(thread),
+            current,
+            cancelled,
+            log,
+        })
+    }
+
+    /// Waits for the builds to end.
+    ///
+    /// # Errors
+    ///
+    /// When one failed: its error and the log's last lines.
+    pub fn wait(mut self) -> Result<()> {
+        let Some(thread) = self.thread.take() else {
+            return Ok(());
+        };
+        if !thread.is_finished() {
+            eprintln!(
+                "lab: waiting for the instruction-count harness's build (log: {})",
+                self.log.display()
+            );
+        }
+        match thread.join() {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(e.context(format!(
+                "the background build failed; the end of {}:\n{}",
+                self.log.display(),
+                log_tail(&self.log)
+            ))),
+            Err(_) => bail!("the background build's thread panicked"),
+        }
+    }
+}
+
+impl Drop for Prebuild {
+    /// A run that ends before [`Prebuild::wait`] (verification failed) stops the build under
+    /// way rather than leave it running without the run's lock.
+    fn drop(&mut self) {
+        let Some(thread) = self.thread.take() else {
+            return;
+        };
+        self.cancelled.store(true, Ordering::SeqCst);
+        if let Some(child) = lock(&self.current).as_mut() {
+            let _ = child.kill();
+        }
+        let _ = thread.join();
+    }
+}
+
+fn lock(current: &Mutex<Option<Child>>) -> std::sync::MutexGuard<'_, Option<Child>> {
+    current.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Runs the steps one after the other, each one's output appended to `log`.
+fn run_steps(
+    steps: Vec<(Command, &'static str)>,
+    log: &File,
+    current: &Mutex<Option<Child>>,
+    cancelled: &AtomicBool,
+) -> Result<()> {
+    for (mut cmd, what) in steps {
+        let child = {
+            let mut slot = lock(current);
+            if cancelled.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            let child = cmd
+                .stdin(Stdio::null())
+                .stdout(log.try_clone()?)
+                .stderr(log.try_clone()?)
+                .spawn()
+                .with_context(|| format!("{what}: could not start cargo"))?;
+            slot.insert(child).id()
+        };
+        let status = wait_for(current, child)?;
+        if !status.success() && !cancelled.load(Ordering::SeqCst) {
+            bail!("{what} failed ({status})");
+        }
+    }
+    Ok(())
+}
+
+/// Waits for the child with process id `id` held in `current`, without holding the lock
+/// while it runs (so that [`Prebuild`]'s drop can kill it).
+fn wait_for(current: &Mutex<Option<Child>>, id: u32) -> Result<std::process::ExitStatus> {
+    loop {
+        {
+            let mut slot = lock(current);
+            let Some(child) = slot.as_mut().filter(|c| c.id() == id) else {
+                bail!("the background build's process went missing");
+            };
+            if let Some(status) = child.try_wait()? {
+                *slot = None;
+                return Ok(status);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// The last lines of a log file.
+fn log_tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Arc, Mutex, Prebuild, run_steps};
+    use std::process::Command;
+    use std::sync::atomic::AtomicBool;
+
+    fn sh(script: &str) -> Command {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        cmd
+    }
+
+    #[test]
+    fn steps_run_in_order_into_the_log_and_a_failure_names_its_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let log = std::fs::File::create(&path).unwrap();
+        let steps = vec![
+            (sh("echo one"), "first"),
+            (sh("echo two >&2; exit 3"), "second"),
+            (sh("echo three"), "third"),
+        ];
+        let err = run_steps(steps, &log, &Mutex::new(None), &AtomicBool::new(false)).unwrap_err();
+        assert!(err.to_string().starts_with("second failed"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+    }
+
+    #[test]
+    fn nothing_starts_once_cancelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let log = std::fs::File::create(&path).unwrap();
+        let steps = vec![(sh("echo ran"), "only")];
+        run_steps(steps, &log, &Mutex::new(None), &AtomicBool::new(true)).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+    }
+
+    #[test]
+    fn dropping_a_prebuild_stops_the_step_under_way() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let log = std::fs::File::create(&path).unwrap();
+        let (current, cancelled) = (Arc::new(Mutex::new(None)), Arc::new(AtomicBool::new(false)));
+        let (c, k) = (Arc::clone(&current), Arc::clone(&cancelled));
+        let steps = vec![(sh("sleep 600"), "long"), (sh("echo after"), "after")];
+        let thread = std::thread::spawn(move || run_steps(steps, &log, &c, &k));
+        while current.lock().unwrap().is_none() {
+            std::thread::yield_now();
+        }
+        let started = std::time::Instant::now();
+        drop(Prebuild {
+            thread: Some(thread),
+            current,
+            cancelled,
+            log: path.clone(),
+        });
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the sleep was not stopped"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
+    }
+}
