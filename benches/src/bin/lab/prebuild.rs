@@ -190,11 +190,17 @@ mod tests {
         cmd
     }
 
-    #[test]
-    fn steps_run_in_order_into_the_log_and_a_failure_names_its_step() {
+    /// A log file in a fresh folder (removed when the returned guard drops) and its path.
+    fn scratch_log() -> (tempfile::TempDir, std::path::PathBuf, std::fs::File) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log");
         let log = std::fs::File::create(&path).unwrap();
+        (dir, path, log)
+    }
+
+    #[test]
+    fn steps_run_in_order_into_the_log_and_a_failure_names_its_step() {
+        let (_dir, path, log) = scratch_log();
         let steps = vec![
             (sh("echo one"), "first"),
             (sh("echo two >&2; exit 3"), "second"),
@@ -207,9 +213,7 @@ mod tests {
 
     #[test]
     fn nothing_starts_once_cancelled() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("log");
-        let log = std::fs::File::create(&path).unwrap();
+        let (_dir, path, log) = scratch_log();
         let steps = vec![(sh("echo ran"), "only")];
         run_steps(steps, &log, &Mutex::new(None), &AtomicBool::new(true)).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "");
@@ -217,9 +221,7 @@ mod tests {
 
     #[test]
     fn dropping_a_prebuild_stops_the_step_under_way() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("log");
-        let log = std::fs::File::create(&path).unwrap();
+        let (_dir, path, log) = scratch_log();
         let (current, cancelled) = (Arc::new(Mutex::new(None)), Arc::new(AtomicBool::new(false)));
         let (c, k) = (Arc::clone(&current), Arc::clone(&cancelled));
         let steps = vec![(sh("sleep 600"), "long"), (sh("echo after"), "after")];
