@@ -1,8 +1,8 @@
 //! `cargo lab check`: re-measures instructions and allocations, and the output of every case,
 //! and fails where they differ from the committed reports/data.
 
-use crate::prebuild::Prebuild;
-use crate::{harness, tools::output_of, verify};
+use crate::prebuild::verify_while_building;
+use crate::{harness, tools::output_of};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -14,9 +14,7 @@ use wirelab_bench::selection::Selection;
 /// Checks the selection against the committed data.
 pub fn run(sel: &Selection) -> Result<()> {
     let started = Instant::now();
-    let prebuild = Prebuild::start(sel)?;
-    verify::run(sel)?;
-    prebuild.wait()?;
+    verify_while_building(sel)?;
     harness::icount(sel, false, false)?;
     harness::alloc(sel, false)?;
     let rustc = output_of("rustc", &["-vV"]).unwrap_or_default();

@@ -4,8 +4,8 @@
 //! under `target/wirelab/explain/`, so the ladder's question "where does the naive twin spend
 //! its time" has an answer next to its count.
 
-use crate::prebuild::Prebuild;
-use crate::{harness, verify};
+use crate::harness;
+use crate::prebuild::verify_while_building;
 use anyhow::{Context, Result};
 use std::fmt::Write as _;
 use wirelab_bench::callgrind::{self, Profile};
@@ -20,9 +20,7 @@ const TOP: usize = 12;
 
 /// Explains every case of the selection.
 pub fn run(sel: &Selection) -> Result<()> {
-    let prebuild = Prebuild::start(sel)?;
-    verify::run(sel)?;
-    prebuild.wait()?;
+    verify_while_building(sel)?;
     harness::icount(sel, false, false)?;
     let mut out = String::new();
     let mut svgs = Vec::new();

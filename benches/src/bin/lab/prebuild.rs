@@ -105,6 +105,19 @@ impl Prebuild {
     }
 }
 
+/// Verifies `sel` while the instruction-count phase's builds run ([`Prebuild::start`]), then
+/// waits for them: what `check` and `explain` do before they count.
+///
+/// # Errors
+///
+/// When valgrind is missing, verification fails (the builds are then stopped) or a build
+/// fails.
+pub fn verify_while_building(sel: &Selection) -> Result<()> {
+    let prebuild = Prebuild::start(sel)?;
+    crate::verify::run(sel)?;
+    prebuild.wait()
+}
+
 impl Drop for Prebuild {
     /// A run that ends before [`Prebuild::wait`] (verification failed) stops the build under
     /// way rather than leave it running without the run's lock.
