@@ -184,18 +184,45 @@ fn encoded_bits_vbmi(src: &[u8]) -> usize {
 /// huffman::encode_into(src, &mut dst).unwrap();
 /// assert_eq!(dst, [0xf1, 0xe3, 0xc2, 0xe5, 0xf2, 0x3a, 0x6b, 0xa0, 0xab, 0x90, 0xf4, 0xff]);
 /// ```
+#[inline]
 pub fn encode_into(src: &[u8], dst: &mut [u8]) -> Result<(), LengthMismatch> {
+    // Inlined into the caller, which calls one of two functions: neither path saves
+    // registers for the other.
+    if src.len() <= JOINED_HALVES_MAX {
+        return encode_into_short(src, dst);
+    }
+    encode_into_long(src, dst)
+}
+
+/// [`encode_into`] of up to [`JOINED_HALVES_MAX`] octets: in registers ([`joined`],
+/// [`joined_halves`]) where the codes fit them, else [`encode_into_long`].
+#[inline(never)]
+fn encode_into_short(src: &[u8], dst: &mut [u8]) -> Result<(), LengthMismatch> {
+    let fits = |needed: usize| match needed == dst.len() {
+        true => Ok(()),
+        false => Err(LengthMismatch {
+            dst: dst.len(),
+            needed,
+        }),
+    };
     if let Some((code, bits)) = joined(src) {
-        let needed = bits.div_ceil(8);
-        if needed != dst.len() {
-            return Err(LengthMismatch {
-                dst: dst.len(),
-                needed,
-            });
-        }
+        fits(bits.div_ceil(8))?;
         store_joined(code, bits, dst);
         return Ok(());
     }
+    if let Some(halves) = joined_halves(src) {
+        fits((halves[0].1 + halves[1].1).div_ceil(8))?;
+        store_halves(halves, dst);
+        return Ok(());
+    }
+    encode_into_long(src, dst)
+}
+
+/// [`encode_into`] past the strings it encodes in registers: the AVX-512 steps, then the
+/// loop. Out of line, so that the short strings' path saves none of the loop's registers
+/// (its prologue pushed six: 2-3 ns of a 13-octet string's 15).
+#[inline(never)]
+fn encode_into_long(src: &[u8], dst: &mut [u8]) -> Result<(), LengthMismatch> {
     let from = vector_blocks(src, dst);
     encode_into_from(src, dst, from)
 }
@@ -238,6 +265,24 @@ fn joined(src: &[u8]) -> Option<(u64, usize)> {
     Some((acc, bits))
 }
 
+/// The most octets [`joined_halves`] takes.
+const JOINED_HALVES_MAX: usize = 16;
+
+/// The codes of 9 to 16 octets in two registers, where they take more than 64 bits (13 to
+/// 16 octets of text: a host, an encoding list, a short path): [`joined`] of the first 8 octets
+/// and of the rest, two chains the CPU runs side by side. `None` for another length, where
+/// either half's codes exceed 64 bits or the second's 56 (room for the padding), or where
+/// they fit one register. Stored by [`store_halves`].
+#[inline(always)]
+fn joined_halves(src: &[u8]) -> Option<[(u64, usize); 2]> {
+    if !(9..=JOINED_HALVES_MAX).contains(&src.len()) {
+        return None;
+    }
+    let (first, rest) = src.split_at(8);
+    let (hi, lo) = (joined(first)?, joined(rest)?);
+    (lo.1 <= 56 && hi.1 + lo.1 > 64).then_some([hi, lo])
+}
+
 /// The codes of the four octets of `g` joined (the first highest, right-aligned) and their
 /// length in bits; the joined codes are whole when that is at most 64.
 #[inline(always)]
@@ -273,6 +318,21 @@ fn store_joined(code: u64, bits: usize, dst: &mut [u8]) {
         }
         _ => dst[0] = octets[0],
     }
+}
+
+/// Stores the codes of [`joined_halves`] padded with ones to whole octets into `dst`, which
+/// holds exactly those octets (9 to 15): the first 8 octets and the last 8, overlapping.
+#[inline]
+fn store_halves([(hi, hi_bits), (lo, lo_bits)]: [(u64, usize); 2], dst: &mut [u8]) {
+    let n = dst.len();
+    debug_assert!(n == (hi_bits + lo_bits).div_ceil(8) && n > 8);
+    let pad = 8 * n - hi_bits - lo_bits;
+    // The second half and the padding, under 64 bits (lo_bits <= 56): the encoding's end.
+    let end = (lo << pad) | ((1 << pad) - 1);
+    let last = (hi << (lo_bits + pad)) | end;
+    let first = (hi << (64 - hi_bits)) | (end >> (8 * n - 64));
+    dst[..8].copy_from_slice(&first.to_be_bytes());
+    dst[n - 8..].copy_from_slice(&last.to_be_bytes());
 }
 
 /// Where an encoder that goes many octets a step stopped: the next octet of `src`, the next
@@ -379,12 +439,34 @@ fn encode_into_from(src: &[u8], dst: &mut [u8], from: Progress) -> Result<(), Le
 /// Never writes outside `dst`. The loop is [`encode_into`]'s; the two differ in their ends
 /// (a bound instead of an exact length), and folding them into one function moved the
 /// compiler's layout of the long-code path (+15 % instructions on all 256 octets).
+#[inline]
 pub(crate) fn encode_within(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    if src.len() <= JOINED_HALVES_MAX {
+        return encode_within_short(src, dst);
+    }
+    encode_within_long(src, dst)
+}
+
+/// [`encode_within`] of up to [`JOINED_HALVES_MAX`] octets, as [`encode_into_short`].
+#[inline(never)]
+fn encode_within_short(src: &[u8], dst: &mut [u8]) -> Option<usize> {
     if let Some((code, bits)) = joined(src) {
         let n = bits.div_ceil(8);
         store_joined(code, bits, dst.get_mut(..n)?);
         return Some(n);
     }
+    if let Some(halves) = joined_halves(src) {
+        let n = (halves[0].1 + halves[1].1).div_ceil(8);
+        store_halves(halves, dst.get_mut(..n)?);
+        return Some(n);
+    }
+    encode_within_long(src, dst)
+}
+
+/// [`encode_within`] past the strings it encodes in registers, out of line as
+/// [`encode_into_long`].
+#[inline(never)]
+fn encode_within_long(src: &[u8], dst: &mut [u8]) -> Option<usize> {
     let from = vector_blocks(src, dst);
     encode_within_from(src, dst, from)
 }
@@ -1186,14 +1268,15 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
 
-        /// Short strings, joined in one register and stored whole, encode as the loop does;
+        /// Short strings, joined in one or two registers and stored whole, encode as the loop
+        /// does;
         /// a destination one octet off either way is refused (`encode_into`) or too short
         /// (`encode_within`), and one octet more is enough.
         #[test]
         fn joined_codes_encode_like_the_loop(
             src in proptest::collection::vec(
                 proptest::prop_oneof![12 => 0x20u8..0x7f, 1 => proptest::prelude::any::<u8>()],
-                0..=JOINED_MAX + 2,
+                0..=JOINED_HALVES_MAX + 2,
             ),
         ) {
             let n = encoded_len(&src);
