@@ -94,8 +94,17 @@ pub fn decode_framed(out: &[u8]) -> Vec<u8> {
 /// The strings both Huffman experiments code: (name, what, octets).
 pub fn huffman_inputs() -> Vec<(&'static str, String, Vec<u8>)> {
     let ua = BROWSER_REQUEST[4].1;
+    let authority = BROWSER_REQUEST[2].1;
     let all: Vec<u8> = (0..=255u8).collect();
     vec![
+        (
+            "authority",
+            format!(
+                "the browser request's :authority value, a header-sized string ({} octets)",
+                authority.len()
+            ),
+            authority.as_bytes().to_vec(),
+        ),
         (
             "user-agent",
             format!(
