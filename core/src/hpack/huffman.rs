@@ -439,8 +439,9 @@ fn encode_into_from(src: &[u8], dst: &mut [u8], from: Progress) -> Result<(), Le
 /// Never writes outside `dst`. The loop is [`encode_into`]'s; the two differ in their ends
 /// (a bound instead of an exact length), and folding them into one function moved the
 /// compiler's layout of the long-code path (+15 % instructions on all 256 octets).
-#[inline]
 pub(crate) fn encode_within(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    // Two tail calls (the result comes back in registers): the HPACK encoder's code around
+    // the call stays as it was.
     if src.len() <= JOINED_HALVES_MAX {
         return encode_within_short(src, dst);
     }
