@@ -1270,9 +1270,8 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
 
         /// Short strings, joined in one or two registers and stored whole, encode as the loop
-        /// does;
-        /// a destination one octet off either way is refused (`encode_into`) or too short
-        /// (`encode_within`), and one octet more is enough.
+        /// does; a destination one octet off either way is refused (`encode_into`) or too
+        /// short (`encode_within`), and one octet more is enough.
         #[test]
         fn joined_codes_encode_like_the_loop(
             src in proptest::collection::vec(
@@ -1317,6 +1316,20 @@ mod tests {
             if fits.is_some() {
                 proptest::prop_assert_eq!(&dst[..code.len()], &code[..]);
             }
+        }
+    }
+
+    /// Header values of 13 to 16 octets of text take the two-register path (a change that
+    /// sent them back to the loop would still encode them right).
+    #[test]
+    fn header_sized_text_is_joined_in_halves() {
+        for s in [
+            &b"gzip, deflate"[..],
+            b"www.example.com",
+            b"application/json",
+        ] {
+            let [hi, lo] = joined_halves(s).expect("two registers hold it");
+            assert!(joined(s).is_none() && hi.1 + lo.1 > 64, "{s:?}");
         }
     }
 
