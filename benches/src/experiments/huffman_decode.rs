@@ -37,7 +37,7 @@ per step on typical header text (`cargo test` asserts 1.8 on the browser request
         Variant {
             name: "optimized",
             role: Role::Optimized,
-            about: "14-bit step table, 1-2 symbols a step, 28 KiB of tables; from 48 octets two halves at once (wirelab::hpack::huffman::decode)",
+            about: "14-bit step table, 1-2 symbols a step, 76 KiB of tables; from 32 octets two halves at once (wirelab::hpack::huffman::decode)",
             build: optimized,
         },
         Variant {

@@ -21,7 +21,8 @@
 //! 16-bit table lived in L2). That chain bounds one decoding, so
 //! a string of 32 octets or more is decoded as two halves at once, the second from a guessed
 //! code start in the middle octet: a Huffman code resynchronises within a few codes, and the
-//! halves join at the first code start both found (`Decoding::run_split`).
+//! halves join at a code start both found, the first half looking for one at its own step
+//! starts in whole rounds (`Decoding::run_split`).
 //!
 //! *Result.* `reports/huffman-encode.md`, `reports/huffman-decode.md` and `reports/hpack-encode.md`.
 //!
