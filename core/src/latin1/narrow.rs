@@ -412,14 +412,15 @@ mod x86 {
             match len - i {
                 0..=16 => short_last::<16>(src, dst, (i, o, carry), wide),
                 17..=32 => short_last::<32>(src, dst, (i, o, carry), wide),
+                33..=48 => short_last::<48>(src, dst, (i, o, carry), wide),
                 _ => short_last::<64>(src, dst, (i, o, carry), wide),
             }
         }
     }
 
     /// The short path's last block, `src[i..]` (at most `W` bytes), loaded and stored `W`
-    /// bytes wide (16, 32 or 64: the narrowest that holds it); `carry` is 1 when the byte
-    /// before `src[i]` is 0xC3.
+    /// bytes wide (16, 32, 48 or 64: the narrowest that holds it; 48 and 64 as 32 bytes and
+    /// then 16 or 32); `carry` is 1 when the byte before `src[i]` is 0xC3.
     ///
     /// A masked load or store counts at its whole width when the CPU checks loads against
     /// the stores in flight: with 64-byte ones, a short string waited for the previous call's
@@ -441,14 +442,26 @@ mod x86 {
         let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
         let lanes = _bzhi_u64(u64::MAX, (src.len() - i) as u32);
         // SAFETY: the lanes cover src[i..len], within W bytes; a masked-off lane is not
-        // accessed. The CPU has the features (the contract).
+        // accessed, and where W > 32, src[i..i + 32] lies within src (32 < len - i). The CPU
+        // has the features (the contract).
         let cur = unsafe {
             match W {
                 16 => _mm512_zextsi128_si512(_mm_maskz_loadu_epi8(lanes as u16, s.add(i).cast())),
                 32 => {
                     _mm512_zextsi256_si512(_mm256_maskz_loadu_epi8(lanes as u32, s.add(i).cast()))
                 }
-                _ => _mm512_maskz_loadu_epi8(lanes, s.add(i).cast()),
+                // 32 < len - i: the first 32 bytes whole, the rest masked.
+                48 => _mm512_inserti64x4::<1>(
+                    _mm512_castsi256_si512(_mm256_loadu_si256(s.add(i).cast())),
+                    _mm256_zextsi128_si256(_mm_maskz_loadu_epi8(
+                        (lanes >> 32) as u16,
+                        s.add(i + 32).cast(),
+                    )),
+                ),
+                _ => _mm512_inserti64x4::<1>(
+                    _mm512_castsi256_si512(_mm256_loadu_si256(s.add(i).cast())),
+                    _mm256_maskz_loadu_epi8((lanes >> 32) as u32, s.add(i + 32).cast()),
+                ),
             }
         };
         let after_c3 = _mm512_cmpeq_epi8_mask(cur, _mm512_set1_epi8(0xC3u8 as i8)) << 1 | carry;
@@ -470,10 +483,28 @@ mod x86 {
                     keep as u32,
                     _mm512_castsi512_si256(packed),
                 ),
-                _ => _mm512_mask_storeu_epi8(d.add(o).cast(), keep, packed),
+                // Lanes 32.. go 32 bytes on, within dst: o + 32 <= i + 32 < len here.
+                48 => {
+                    let (low, high) = split_halves(packed);
+                    _mm256_mask_storeu_epi8(d.add(o).cast(), keep as u32, low);
+                    let rest = _mm256_castsi256_si128(high);
+                    _mm_mask_storeu_epi8(d.add(o + 32).cast(), (keep >> 32) as u16, rest);
+                }
+                _ => {
+                    let (low, high) = split_halves(packed);
+                    _mm256_mask_storeu_epi8(d.add(o).cast(), keep as u32, low);
+                    _mm256_mask_storeu_epi8(d.add(o + 32).cast(), (keep >> 32) as u32, high);
+                }
             }
         }
         o + count as usize
+    }
+
+    /// The two 32-byte halves of `v`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn split_halves(v: __m512i) -> (__m256i, __m256i) {
+        (_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64::<1>(v))
     }
 
     /// Which lanes of `prev` hold 0xC3.
