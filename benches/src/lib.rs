@@ -11,6 +11,7 @@ pub mod compare;
 pub mod data;
 pub mod dual;
 pub mod experiments;
+pub mod pace;
 pub mod paths;
 pub mod progress;
 pub mod records;

@@ -31,6 +31,10 @@ pub struct Wall {
     pub upper_ns: f64,
     /// The raw samples.
     pub samples: Samples,
+    /// How much slower than its fastest the machine ran just before and just after the
+    /// measurement (the slower of each probe); absent in records from before the lab read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<crate::pace::Reading>,
 }
 
 /// Allocations of one cell, summed over `runs` steady-state runs (dhat).

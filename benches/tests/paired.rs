@@ -350,6 +350,7 @@ fn a_speed_up_the_layouts_alone_move_more_than_its_effect_is_not_ranked() {
         lower_ns: 9.0,
         upper_ns: 11.0,
         samples: Samples::default(),
+        pace: None,
     };
     let with = |value: f64, layouts: Vec<f64>| Record {
         wall: Some(timed()),

@@ -49,6 +49,7 @@ fn record(ns: f64, ir: u64, blocks: u64, result: u64, copied: Option<u64>) -> Re
             lower_ns: ns * 0.9,
             upper_ns: ns * 1.1,
             samples: Samples::default(),
+            pace: None,
         }),
         instructions: Some(ir),
         alloc: Some(Alloc {
@@ -126,6 +127,51 @@ fn renders_tables_with_ratios_and_originals() {
     assert!(
         head.contains("naive → bulk-into") && head.contains("10.00x"),
         "{head}"
+    );
+}
+
+#[test]
+fn the_cases_timed_off_the_machines_pace_are_named() {
+    use wirelab_bench::pace::Reading;
+    let paced = |ns: f64, core: f64| {
+        let mut r = record(ns, 1_000, 0, 0, None);
+        if let Some(w) = r.wall.as_mut() {
+            w.pace = Some(Reading { core, memory: 1.0 });
+        }
+        r
+    };
+    let page = |slow: f64| {
+        let d = data(
+            "latin1",
+            &[("ascii-1024", 1024)],
+            &[
+                ("ascii-1024", "naive", paced(400.0, 1.0)),
+                ("ascii-1024", "bulk-into", paced(40.0, slow)),
+            ],
+        );
+        report::render_experiment(&Page::new(exp("latin1"), &d))
+    };
+    let calm = page(1.01);
+    assert!(
+        calm.contains("criterion timed all 2 cases at the machine's full pace"),
+        "{calm}"
+    );
+    let slowed = page(1.25);
+    assert!(
+        slowed.contains("criterion timed 1 of 2 cases while the machine ran slower")
+            && slowed.contains("latin1/ascii-1024/bulk-into (core 1.25x, memory 1.00x)"),
+        "{slowed}"
+    );
+    // Records from before the lab read the pace say nothing of it.
+    let old = data(
+        "latin1",
+        &[("ascii-1024", 1024)],
+        &[("ascii-1024", "naive", record(400.0, 1_000, 0, 0, None))],
+    );
+    let md = report::render_experiment(&Page::new(exp("latin1"), &old));
+    assert!(
+        !md.contains("full pace") && !md.contains("ran slower"),
+        "{md}"
     );
 }
 

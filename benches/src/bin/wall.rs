@@ -2,18 +2,21 @@
 //! this build measures by default), verifies each case against the baseline, times it, and
 //! writes what criterion measured (estimates and raw samples) per case id to
 //! `target/wirelab/wall/<exp>.json`. `WIRELAB_QUICK=1` selects short warm-up and measurement
-//! times.
+//! times. Each case waits for the machine's full pace and records the pace it ran at
+//! ([`wirelab_bench::pace`]).
 //!
 //! A binary of the lab's package, not a `cargo bench` target, so that it shares the lab's own
 //! release build: `cargo lab bench` runs it as `wall --bench` (criterion's arguments; without
 //! `--bench`, or with `--test`, every benchmark runs once and nothing is timed).
 #![allow(missing_docs)]
 
-use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use wirelab_bench::catalog::{self, CaseId, Group, Sink};
+use wirelab_bench::pace::{Pace, Reading};
 use wirelab_bench::progress::Progress;
 use wirelab_bench::records::{Metric, Samples, Verification, Wall, read_json, write_json};
 use wirelab_bench::{fail, paths};
@@ -21,6 +24,36 @@ use wirelab_bench::{fail, paths};
 fn main() {
     let quick = wirelab_bench::quick_from_env();
     let sel = wirelab_bench::selection_from_env().unwrap_or_else(|e| fail(e));
+    let mut c = criterion(quick);
+    // Quick and full runs keep their durations apart, for the ETA.
+    let phase = if quick { "wall-quick" } else { "wall" };
+    let mut progress = Progress::new(phase, planned_cases(&sel));
+    let budget = match (test_mode(), quick) {
+        (true, _) => Duration::ZERO,
+        (false, true) => QUICK_PACE_BUDGET,
+        (false, false) => FULL_PACE_BUDGET,
+    };
+    let mut pace = Pace::start(budget);
+    let mut off_pace = 0;
+    for group in catalog::walk(&sel) {
+        let group = group.unwrap_or_else(|e| fail(e));
+        let exp = group.exp.id();
+        let measured = measure(&mut c, group, quick, &mut pace, &mut progress);
+        off_pace += measured.iter().filter(|(_, r)| !r.at_full_pace()).count();
+        write_records(&exp, &measured);
+    }
+    if !test_mode() {
+        progress.finish();
+        eprintln!(
+            "lab: wall: {off_pace} case(s) measured off the machine's full pace; waited {:.0} s for it",
+            pace.waited().as_secs_f64()
+        );
+    }
+    c.final_summary();
+}
+
+/// criterion configured for a quick or a full run (its arguments read from the command line).
+fn criterion(quick: bool) -> Criterion {
     let (warm_up, measurement) = if quick { QUICK } else { FULL };
     let c = Criterion::default()
         .output_directory(&criterion_home())
@@ -30,21 +63,17 @@ fn main() {
     // criterion's HTML report (target/criterion/report/index.html: the distributions) only when
     // asked for (`cargo lab bench --html`): its plots about double the time per case.
     let html = std::env::var(ENV_HTML).is_ok_and(|v| v == "1");
-    let mut c = if html { c } else { c.without_plots() }.configure_from_args();
-    // Quick and full runs keep their durations apart, for the ETA.
-    let phase = if quick { "wall-quick" } else { "wall" };
-    let mut progress = Progress::new(phase, planned_cases(&sel));
-    for group in catalog::walk(&sel) {
-        let group = group.unwrap_or_else(|e| fail(e));
-        let exp = group.exp.id();
-        let measured = measure(&mut c, group, quick, &mut progress);
-        write_records(&exp, &measured);
-    }
-    if !test_mode() {
-        progress.finish();
-    }
-    c.final_summary();
+    if html { c } else { c.without_plots() }.configure_from_args()
 }
+
+/// The most a run waits for the machine's full pace ([`Pace`]), all cases together.
+const FULL_PACE_BUDGET: Duration = Duration::from_secs(300);
+/// The same for `--quick`.
+const QUICK_PACE_BUDGET: Duration = Duration::from_secs(30);
+/// The most one case waits for full pace before it is measured.
+const CASE_WAIT: Duration = Duration::from_secs(20);
+/// How many times a case measured while the machine slowed is measured again.
+const RETRIES: usize = 2;
 
 /// criterion's test mode (`--test`, `--list`): each benchmark runs once, nothing is measured.
 fn test_mode() -> bool {
@@ -93,23 +122,60 @@ fn sampling(one_run: Duration, measurement: Duration, quick: bool) -> (usize, Sa
     }
 }
 
-/// Verifies and times every case of one experiment page; returns their ids.
-fn measure(c: &mut Criterion, group: Group, quick: bool, progress: &mut Progress) -> Vec<CaseId> {
-    let mut bench = c.benchmark_group(group.exp.id());
+/// Verifies and times every case of one experiment page, each at the machine's full pace where
+/// it can wait for it ([`Pace::wait`]); a case the machine slowed during is measured again (a
+/// fresh criterion, whose result replaces the first in criterion's folder). Returns the case ids
+/// with the pace each was measured at.
+fn measure(
+    c: &mut Criterion,
+    group: Group,
+    quick: bool,
+    pace: &mut Pace,
+    progress: &mut Progress,
+) -> Vec<(CaseId, Reading)> {
+    let exp = group.exp.id();
+    let mut bench = c.benchmark_group(&exp);
     let measurement = if quick { QUICK.1 } else { FULL.1 };
     let mut measured = Vec::new();
     for mut case in group.cases {
-        progress.step(&case.id.to_string());
+        let name = case.id.to_string();
+        progress.step(&name);
         case.verified().unwrap_or_else(|e| fail(e));
         let (mut runner, mut sink) = (case.runner, Sink::discard());
         let started = Instant::now();
         black_box(runner(&mut sink));
         let (samples, mode) = sampling(started.elapsed(), measurement, quick);
-        bench.throughput(Throughput::Bytes(case.workload.bytes));
-        bench.sample_size(samples).sampling_mode(mode);
-        let id = BenchmarkId::new(&case.id.variant, &case.id.workload);
-        bench.bench_function(id, |b| b.iter(|| black_box(runner(&mut sink))));
-        measured.push(case.id);
+        let (id, bytes) = (
+            BenchmarkId::new(&case.id.variant, &case.id.workload),
+            case.workload.bytes,
+        );
+        let mut time = |bench: &mut BenchmarkGroup<'_, WallTime>| {
+            bench.throughput(Throughput::Bytes(bytes));
+            bench.sample_size(samples).sampling_mode(mode);
+            bench.bench_function(id.clone(), |b| b.iter(|| black_box(runner(&mut sink))));
+        };
+        let before = pace.wait(CASE_WAIT, &name);
+        time(&mut bench);
+        let mut reading = before.worst(pace.read());
+        for _ in 0..RETRIES {
+            if reading.at_full_pace() || test_mode() || !pace.budget_left() {
+                break;
+            }
+            eprintln!(
+                "lab: {name}: the machine slowed during the measurement (core {:.2}x, memory {:.2}x its fastest): measuring it again",
+                reading.core, reading.memory
+            );
+            let before = pace.wait(CASE_WAIT, &name);
+            if !before.at_full_pace() {
+                break;
+            }
+            let mut again = criterion(quick);
+            let mut group = again.benchmark_group(&exp);
+            time(&mut group);
+            group.finish();
+            reading = before.worst(pace.read());
+        }
+        measured.push((case.id, reading));
     }
     bench.finish();
     measured
@@ -164,18 +230,20 @@ fn read_wall(id: &CaseId) -> Result<Wall, String> {
             iters: sample.iters,
             times_ns: sample.times,
         },
+        pace: None,
     })
 }
 
 /// Writes the cases' wall records. In criterion's test mode (`--test`) nothing was measured
 /// and nothing is written.
-fn write_records(exp: &str, measured: &[CaseId]) {
+fn write_records(exp: &str, measured: &[(CaseId, Reading)]) {
     if test_mode() {
         return;
     }
     let mut records = BTreeMap::new();
-    for id in measured {
-        let wall = read_wall(id).unwrap_or_else(|e| fail(format!("{id}: {e}")));
+    for (id, pace) in measured {
+        let mut wall = read_wall(id).unwrap_or_else(|e| fail(format!("{id}: {e}")));
+        wall.pace = Some(*pace);
         records.insert(id.to_string(), wall);
     }
     write_json(&Metric::Wall.file(exp), &records).unwrap_or_else(|e| fail(e));

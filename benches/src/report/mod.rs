@@ -146,6 +146,7 @@ fn wall_section(page: &Page) -> String {
         "\n## Wall time (criterion)\n\nEach cell: the median time per run (criterion) · the speed-up baseline / variant (higher is faster) with its 95 % interval. The last column is the original change's published figures and the ratio they imply. The medians' own intervals and the throughput are in the detail table below.\n\n",
     );
     out.push_str(&ladder_note(data));
+    out.push_str(&pace_note(data));
     out.push_str(&tables::table(page, true, tables::wall_cell));
     out.push_str("\n<details><summary>Medians with their 95 % confidence intervals, and throughput</summary>\n\n");
     out.push_str(&tables::table(page, false, tables::wall_detail_cell));
@@ -170,6 +171,48 @@ fn ladder_note(data: &ExperimentData) -> String {
         ),
         None => "The speed-ups come from a bootstrap over criterion's samples of both cells (one link layout: a nanosecond-scale ratio may move by 5-50 % with where the linker puts code).\n\n".to_owned(),
     }
+}
+
+/// How many of the cases timed off pace a page names.
+const NAMED_OFF_PACE: usize = 12;
+
+/// Which cases criterion timed while the machine ran slower than its fastest (a probe read
+/// before and after each; see [`crate::pace`]), when the run read the pace at all.
+fn pace_note(data: &ExperimentData) -> String {
+    let paced: Vec<_> = data
+        .cases
+        .iter()
+        .filter_map(|(id, r)| Some((id, r.wall.as_ref()?.pace?)))
+        .collect();
+    if paced.is_empty() {
+        return String::new();
+    }
+    let mut off: Vec<String> = paced
+        .iter()
+        .filter(|(_, p)| !p.at_full_pace())
+        .map(|(id, p)| format!("{id} (core {:.2}x, memory {:.2}x)", p.core, p.memory))
+        .collect();
+    let count = off.len();
+    if count > NAMED_OFF_PACE {
+        off.truncate(NAMED_OFF_PACE);
+        off.push(format!("and {} more", count - NAMED_OFF_PACE));
+    }
+    if off.is_empty() {
+        return format!(
+            "criterion timed all {} cases at the machine's full pace (a probe before and after each within {:.2}x of the run's fastest core and {:.2}x of its fastest memory copy).\n\n",
+            paced.len(),
+            crate::pace::CORE_TOLERANCE,
+            crate::pace::MEMORY_TOLERANCE
+        );
+    }
+    format!(
+        "criterion timed {} of {} cases while the machine ran slower than its fastest (a probe before or after beyond {:.2}x on the core or {:.2}x on a memory copy), after waiting for it: their medians are not comparable with the rest of the page: {}.\n\n",
+        count,
+        paced.len(),
+        crate::pace::CORE_TOLERANCE,
+        crate::pace::MEMORY_TOLERANCE,
+        off.join(", ")
+    )
 }
 
 fn icount_section(page: &Page) -> String {
