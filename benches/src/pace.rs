@@ -1,53 +1,52 @@
-//! The machine's pace: how long a fixed probe takes now against the fastest this run has seen.
+//! The machine's pace: how long two fixed probes take now against the fastest this run has
+//! seen.
 //!
-//! A shared machine does not run at one speed. On this one the clock moves between two states
-//! with what other tenants do (a chain of dependent multiplies takes 143 or 179 µs, nothing in
-//! between), and memory-heavy neighbours slow an 8 MiB inflate from 5.2 to 9.5 ms for seconds
-//! at a time. criterion's absolute times taken in such a spell are not comparable with the rest
-//! of a page (the ladder's paired ratios mostly are). So the wall-time harness waits for full
-//! pace before each case and records the pace it measured at ([`Reading`]) beside each median;
-//! the report names the cases measured off pace.
+//! A shared machine does not run at one speed. On this one the clock moves between states with
+//! what other tenants do (a chain of dependent multiplies takes 28.7 µs, or 35.8 or 40.1, nothing
+//! between), and whoever shares the physical core slows a branchy byte loop over 16 KiB from
+//! 76.4 µs to as much as 130 for seconds at a time while the multiply chain does not move.
+//! criterion's absolute times taken in such a spell are not comparable with the rest of a page
+//! (the ladder's paired ratios mostly are). So the wall-time harness waits for full pace before
+//! each case and records the pace it measured at ([`Reading`]) beside each median; the report
+//! names the cases measured off pace.
 
 use serde::{Deserialize, Serialize};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-/// The core probe's slowdown below which the machine counts as at full pace (the clock's two
-/// states are 25 % apart; the probe itself repeats within 1 %).
-pub const CORE_TOLERANCE: f64 = 1.05;
-
-/// The memory probe's slowdown below which the machine counts as at full pace (a copy of
-/// 8 MiB repeats within about 10 % on a quiet machine).
-pub const MEMORY_TOLERANCE: f64 = 1.15;
+/// The slowdown of either probe below which the machine counts as at full pace (each probe
+/// repeats within 1 % on a quiet machine; the clock's states are 25 % and more apart).
+pub const TOLERANCE: f64 = 1.05;
 
 /// How much slower than the run's fastest the two probes ran (1.0 = as fast as the fastest).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Reading {
-    /// A chain of dependent multiplies: the core's clock, and anything sharing the core.
+    /// A chain of dependent multiplies: the core's clock.
+    pub clock: f64,
+    /// A byte loop with a branch per byte over 16 KiB: loads, branches and the L1 cache, what
+    /// another thread on the same physical core takes a share of.
     pub core: f64,
-    /// A copy of 8 MiB: the caches and memory the machine's tenants share.
-    pub memory: f64,
 }
 
 impl Reading {
-    /// Whether both probes are within their tolerance.
+    /// Whether both probes are within [`TOLERANCE`].
     pub fn at_full_pace(&self) -> bool {
-        self.core <= CORE_TOLERANCE && self.memory <= MEMORY_TOLERANCE
+        self.clock <= TOLERANCE && self.core <= TOLERANCE
     }
 
     /// The slower of each probe over two readings (a measurement's before and after).
     pub fn worst(self, other: Self) -> Self {
         Self {
+            clock: self.clock.max(other.clock),
             core: self.core.max(other.core),
-            memory: self.memory.max(other.memory),
         }
     }
 }
 
-/// Iterations of the core probe's chain (about 30 µs).
+/// Iterations of the clock probe's chain (about 30 µs).
 const CHAIN: u64 = 200_000;
-/// Octets the memory probe copies.
-const COPY: usize = 8 << 20;
+/// Octets the core probe's loop reads, eight times over (about 80 µs).
+const TEXT: usize = 16 << 10;
 /// Runs of each probe in one reading; the fastest counts.
 const RUNS: usize = 3;
 /// How long [`Pace::wait`] sleeps between readings.
@@ -55,10 +54,9 @@ const POLL: Duration = Duration::from_millis(200);
 
 /// The fastest probe times seen so far, and the waiting done.
 pub struct Pace {
+    clock_ns: f64,
     core_ns: f64,
-    memory_ns: f64,
-    from: Vec<u8>,
-    to: Vec<u8>,
+    text: Vec<u8>,
     waited: Duration,
     budget: Duration,
 }
@@ -67,10 +65,9 @@ impl Pace {
     /// Takes a few readings to find the machine's pace; at most `budget` of waiting in all.
     pub fn start(budget: Duration) -> Self {
         let mut pace = Self {
+            clock_ns: f64::MAX,
             core_ns: f64::MAX,
-            memory_ns: f64::MAX,
-            from: vec![1; COPY],
-            to: vec![0; COPY],
+            text: (0..TEXT).map(|i| (i * 31 % 251) as u8).collect(),
             waited: Duration::ZERO,
             budget,
         };
@@ -82,17 +79,13 @@ impl Pace {
 
     /// One reading against the fastest so far (which it may lower).
     pub fn read(&mut self) -> Reading {
-        let core = fastest(core_probe);
-        let (from, to) = (&self.from, &mut self.to);
-        let memory = fastest(|| {
-            to.copy_from_slice(black_box(from));
-            black_box(&*to);
-        });
+        let clock = fastest(clock_probe);
+        let core = fastest(|| core_probe(&self.text));
+        self.clock_ns = self.clock_ns.min(clock);
         self.core_ns = self.core_ns.min(core);
-        self.memory_ns = self.memory_ns.min(memory);
         Reading {
+            clock: clock / self.clock_ns,
             core: core / self.core_ns,
-            memory: memory / self.memory_ns,
         }
     }
 
@@ -101,12 +94,12 @@ impl Pace {
     pub fn wait(&mut self, most: Duration, what: &str) -> Reading {
         let started = Instant::now();
         let mut reading = self.read();
-        if reading.at_full_pace() || self.waited >= self.budget {
+        if reading.at_full_pace() || !self.budget_left() {
             return reading;
         }
         eprintln!(
-            "lab: the machine runs slower than its fastest (core {:.2}x, memory {:.2}x): waiting before {what}",
-            reading.core, reading.memory
+            "lab: the machine runs slower than its fastest (clock {:.2}x, core {:.2}x): waiting before {what}",
+            reading.clock, reading.core
         );
         while !reading.at_full_pace()
             && started.elapsed() < most
@@ -116,7 +109,7 @@ impl Pace {
             reading = self.read();
         }
         self.waited += started.elapsed();
-        if self.waited >= self.budget {
+        if !self.budget_left() {
             eprintln!(
                 "lab: waited {:.0} s for full pace in all, the run's budget: measuring without waiting from here (the report names the cases measured off pace)",
                 self.waited.as_secs_f64()
@@ -148,7 +141,7 @@ fn fastest(mut f: impl FnMut()) -> f64 {
 }
 
 /// A chain of [`CHAIN`] dependent multiply-adds.
-fn core_probe() {
+fn clock_probe() {
     let mut x = black_box(1u64);
     for _ in 0..CHAIN {
         x = x
@@ -158,6 +151,21 @@ fn core_probe() {
     black_box(x);
 }
 
+/// A byte loop with a data-dependent branch per byte, eight times over `text`.
+fn core_probe(text: &[u8]) {
+    let mut sum = 0u32;
+    for _ in 0..8 {
+        for &b in black_box(text) {
+            if b > 128 {
+                sum = sum.wrapping_add(u32::from(b) * 3);
+            } else {
+                sum ^= u32::from(b);
+            }
+        }
+    }
+    black_box(sum);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,25 +173,25 @@ mod tests {
     #[test]
     fn worst_takes_the_slower_of_each_probe() {
         let a = Reading {
-            core: 1.25,
-            memory: 1.0,
+            clock: 1.25,
+            core: 1.0,
         };
         let b = Reading {
-            core: 1.0,
-            memory: 1.4,
+            clock: 1.0,
+            core: 1.4,
         };
         assert_eq!(
             a.worst(b),
             Reading {
-                core: 1.25,
-                memory: 1.4
+                clock: 1.25,
+                core: 1.4
             }
         );
         assert!(!a.at_full_pace() && !b.at_full_pace());
         assert!(
             Reading {
-                core: 1.04,
-                memory: 1.1
+                clock: 1.04,
+                core: 1.03
             }
             .at_full_pace()
         );
@@ -194,7 +202,7 @@ mod tests {
         let mut pace = Pace::start(Duration::ZERO);
         let r = pace.read();
         // Never faster than the fastest: the floor moves down to any faster reading.
-        assert!(r.core >= 1.0 && r.memory >= 1.0, "{r:?}");
+        assert!(r.clock >= 1.0 && r.core >= 1.0, "{r:?}");
         // With no budget, waiting returns at once.
         let started = Instant::now();
         pace.wait(Duration::from_secs(60), "nothing");

@@ -136,7 +136,7 @@ fn the_cases_timed_off_the_machines_pace_are_named() {
     let paced = |ns: f64, core: f64| {
         let mut r = record(ns, 1_000, 0, 0, None);
         if let Some(w) = r.wall.as_mut() {
-            w.pace = Some(Reading { core, memory: 1.0 });
+            w.pace = Some(Reading { clock: 1.0, core });
         }
         r
     };
@@ -159,7 +159,7 @@ fn the_cases_timed_off_the_machines_pace_are_named() {
     let slowed = page(1.25);
     assert!(
         slowed.contains("criterion timed 1 of 2 cases while the machine ran slower")
-            && slowed.contains("latin1/ascii-1024/bulk-into (core 1.25x, memory 1.00x)"),
+            && slowed.contains("latin1/ascii-1024/bulk-into (clock 1.00x, core 1.25x)"),
         "{slowed}"
     );
     // Records from before the lab read the pace say nothing of it.

@@ -162,8 +162,8 @@ fn measure(
                 break;
             }
             eprintln!(
-                "lab: {name}: the machine slowed during the measurement (core {:.2}x, memory {:.2}x its fastest): measuring it again",
-                reading.core, reading.memory
+                "lab: {name}: the machine slowed during the measurement (clock {:.2}x, core {:.2}x its fastest): measuring it again",
+                reading.clock, reading.core
             );
             let before = pace.wait(CASE_WAIT, &name);
             if !before.at_full_pace() {

@@ -190,7 +190,7 @@ fn pace_note(data: &ExperimentData) -> String {
     let mut off: Vec<String> = paced
         .iter()
         .filter(|(_, p)| !p.at_full_pace())
-        .map(|(id, p)| format!("{id} (core {:.2}x, memory {:.2}x)", p.core, p.memory))
+        .map(|(id, p)| format!("{id} (clock {:.2}x, core {:.2}x)", p.clock, p.core))
         .collect();
     let count = off.len();
     if count > NAMED_OFF_PACE {
@@ -199,18 +199,16 @@ fn pace_note(data: &ExperimentData) -> String {
     }
     if off.is_empty() {
         return format!(
-            "criterion timed all {} cases at the machine's full pace (a probe before and after each within {:.2}x of the run's fastest core and {:.2}x of its fastest memory copy).\n\n",
+            "criterion timed all {} cases at the machine's full pace (two probes before and after each, the clock and the core's share, within {:.2}x of the run's fastest).\n\n",
             paced.len(),
-            crate::pace::CORE_TOLERANCE,
-            crate::pace::MEMORY_TOLERANCE
+            crate::pace::TOLERANCE
         );
     }
     format!(
-        "criterion timed {} of {} cases while the machine ran slower than its fastest (a probe before or after beyond {:.2}x on the core or {:.2}x on a memory copy), after waiting for it: their medians are not comparable with the rest of the page: {}.\n\n",
+        "criterion timed {} of {} cases while the machine ran slower than its fastest (the clock or the core's share beyond {:.2}x of the run's fastest, before or after), after waiting for it: their medians are not comparable with the rest of the page: {}.\n\n",
         count,
         paced.len(),
-        crate::pace::CORE_TOLERANCE,
-        crate::pace::MEMORY_TOLERANCE,
+        crate::pace::TOLERANCE,
         off.join(", ")
     )
 }
