@@ -254,6 +254,49 @@ fn output_pieces_stay_intact_whether_kept_or_dropped() {
 }
 
 #[test]
+fn long_compressible_streams_keep_pieces_intact_and_within_max_chunk() {
+    // Past 1 MiB of output at twice the input or more, the decoder inflates into more room
+    // than one piece (a new allocation) and hands the output over in pieces of `max_chunk`.
+    let data = [random(300_000, 7), text(3 << 20), random(50_000, 8)].concat();
+    for f in FORMATS {
+        let enc = encode(f, &data);
+        for keep_every in [0usize, 1, 3] {
+            for (push, max_chunk) in [(65536, 65536), (8192, 4096), (100_000, 1000)] {
+                let mut dec = Decoder::with_config(DecoderConfig {
+                    max_chunk,
+                    ..DecoderConfig::new(f)
+                })
+                .expect("valid config");
+                let (mut out, mut kept, mut n, mut biggest) = (Vec::new(), Vec::new(), 0usize, 0);
+                let mut emit = |b: Bytes| {
+                    if keep_every > 0 && n.is_multiple_of(keep_every) {
+                        kept.push((out.len(), b.clone()));
+                    }
+                    n += 1;
+                    biggest = biggest.max(b.len());
+                    out.extend_from_slice(&b);
+                };
+                for p in enc.chunks(push) {
+                    dec.push(Bytes::copy_from_slice(p), &mut emit).unwrap();
+                }
+                dec.finish(&mut emit).unwrap();
+                assert!(
+                    out == data,
+                    "{f:?} keep every {keep_every}, pushes of {push}"
+                );
+                assert!(biggest <= max_chunk, "{f:?}: {biggest} > {max_chunk}");
+                for (at, piece) in &kept {
+                    assert!(
+                        piece[..] == data[*at..at + piece.len()],
+                        "a kept piece changed"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn flush_per_push_preserves_piece_boundaries() {
     let pushes: [&[u8]; 4] = [b"first push, ", b"second push; ", b"and a third", b"!"];
     for f in FORMATS {
