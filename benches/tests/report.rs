@@ -131,6 +131,28 @@ fn renders_tables_with_ratios_and_originals() {
 }
 
 #[test]
+fn the_headline_says_which_pages_came_from_which_cpu() {
+    let page_data = |id: &str, cpu: &str| {
+        let mut d = data(
+            id,
+            &[("ascii-1024", 1024)],
+            &[("ascii-1024", "naive", record(400.0, 1_000, 0, 0, None))],
+        );
+        d.receipt.cpu = cpu.into();
+        d
+    };
+    let (a, b) = (page_data("latin1", "cpu A"), page_data("crc", "cpu A"));
+    let one = report::headline(&[Page::new(exp("latin1"), &a), Page::new(exp("crc"), &b)]);
+    assert!(!one.contains("Measured on"), "{one}");
+    let c = page_data("crc", "cpu B");
+    let two = report::headline(&[Page::new(exp("latin1"), &a), Page::new(exp("crc"), &c)]);
+    assert!(
+        two.contains(r#"Measured on 2 CPUs: "cpu A" (latin1); "cpu B" (crc)."#),
+        "{two}"
+    );
+}
+
+#[test]
 fn the_cases_timed_off_the_machines_pace_are_named() {
     use wirelab_bench::pace::Reading;
     let paced = |ns: f64, core: f64| {

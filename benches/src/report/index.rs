@@ -30,7 +30,33 @@ pub fn headline(pages: &[Page]) -> String {
             out.push_str(&headline_row(page.id(), h));
         }
     }
+    out.push_str(&machines_note(pages));
     out
+}
+
+/// When the pages were measured on more than one CPU (their receipts say which), the pages of
+/// each: wall times then compare within a page, not across the groups.
+fn machines_note(pages: &[Page]) -> String {
+    let mut by_cpu: Vec<(&str, Vec<&str>)> = Vec::new();
+    for page in pages {
+        let cpu = page.data.receipt.cpu.as_str();
+        match by_cpu.iter_mut().find(|(c, _)| *c == cpu) {
+            Some((_, ids)) => ids.push(page.id()),
+            None => by_cpu.push((cpu, vec![page.id()])),
+        }
+    }
+    if by_cpu.len() < 2 {
+        return String::new();
+    }
+    let groups: Vec<String> = by_cpu
+        .iter()
+        .map(|(cpu, ids)| format!("\"{cpu}\" ({})", ids.join(", ")))
+        .collect();
+    format!(
+        "\nMeasured on {} CPUs: {}. Wall times compare within a page, not across these groups; instruction and allocation counts are the same on each (`cargo lab check` re-measures every page on either).\n",
+        by_cpu.len(),
+        groups.join("; ")
+    )
 }
 
 fn headline_row(id: &str, h: &Headline) -> String {
