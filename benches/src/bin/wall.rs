@@ -149,36 +149,51 @@ fn measure(
             BenchmarkId::new(&case.id.variant, &case.id.workload),
             case.workload.bytes,
         );
-        let mut time = |bench: &mut BenchmarkGroup<'_, WallTime>| {
+        let time = |bench: &mut BenchmarkGroup<'_, WallTime>| {
             bench.throughput(Throughput::Bytes(bytes));
             bench.sample_size(samples).sampling_mode(mode);
             bench.bench_function(id.clone(), |b| b.iter(|| black_box(runner(&mut sink))));
         };
-        let before = pace.wait(CASE_WAIT, &name);
-        time(&mut bench);
-        let mut reading = before.worst(pace.read());
-        for _ in 0..RETRIES {
-            if reading.at_full_pace() || test_mode() || !pace.budget_left() {
-                break;
-            }
-            eprintln!(
-                "lab: {name}: the machine slowed during the measurement (clock {:.2}x, core {:.2}x its fastest): measuring it again",
-                reading.clock, reading.core
-            );
-            let before = pace.wait(CASE_WAIT, &name);
-            if !before.at_full_pace() {
-                break;
-            }
-            let mut again = criterion(quick);
-            let mut group = again.benchmark_group(&exp);
-            time(&mut group);
-            group.finish();
-            reading = before.worst(pace.read());
-        }
+        let reading = time_at_full_pace(&mut bench, time, pace, (&exp, &name), quick);
         measured.push((case.id, reading));
     }
     bench.finish();
     measured
+}
+
+/// Times one case (`time` measures it into a group) once the machine is at full pace, and
+/// again with a fresh criterion instance (at most [`RETRIES`] times, while the run's budget for
+/// waiting lasts) when the machine slowed during it: the pace of its last measurement, the
+/// worse of the readings before and after. `(exp, name)`: its experiment's group and its id.
+fn time_at_full_pace(
+    bench: &mut BenchmarkGroup<'_, WallTime>,
+    mut time: impl FnMut(&mut BenchmarkGroup<'_, WallTime>),
+    pace: &mut Pace,
+    (exp, name): (&str, &str),
+    quick: bool,
+) -> Reading {
+    let before = pace.wait(CASE_WAIT, name);
+    time(bench);
+    let mut reading = before.worst(pace.read());
+    for _ in 0..RETRIES {
+        if reading.at_full_pace() || test_mode() || !pace.budget_left() {
+            break;
+        }
+        eprintln!(
+            "lab: {name}: the machine slowed during the measurement (clock {:.2}x, core {:.2}x its fastest): measuring it again",
+            reading.clock, reading.core
+        );
+        let before = pace.wait(CASE_WAIT, name);
+        if !before.at_full_pace() {
+            break;
+        }
+        let mut again = criterion(quick);
+        let mut group = again.benchmark_group(exp);
+        time(&mut group);
+        group.finish();
+        reading = before.worst(pace.read());
+    }
+    reading
 }
 
 /// Where criterion keeps its measurements (`target/criterion`, where `cargo bench` put them).
