@@ -335,7 +335,7 @@ const HEAP_SEED_STRIDE: u64 = 1_000_003;
 /// batches outlast its time takes the minimum of pairs only, so that share matters: the
 /// layout's ratio comes from its processes' pairs pooled, which hold `settings.min_pairs`
 /// together (a floor of 8 a process, for a precision check that a case outlasting its time
-/// never reaches, cost an A/A of four experiments about 40 s in hpack-encode's stories
+/// never reaches, cost an A/A of four experiments an estimated 40 s in hpack-encode's stories
 /// alone, 3-19 ms a run).
 fn process_share(settings: &Settings, process: u64, processes: u64) -> Settings {
     Settings {
