@@ -19,8 +19,8 @@ pub struct Args {
     /// What to measure: EXP[/WORKLOAD[/VARIANT]] (everything when none given).
     selection: Vec<String>,
     /// Rough numbers for development, in about a quarter of the time: short wall-time
-    /// measurements, no instruction or allocation counts of cases slower than 20 ms a run, and
-    /// reports/ left alone.
+    /// measurements without the ladder over link layouts, no instruction or allocation counts
+    /// of cases slower than 20 ms a run, and reports/ left alone.
     #[arg(long)]
     quick: bool,
     /// Measure without rewriting reports/ (the raw results stay under target/wirelab).
@@ -144,7 +144,13 @@ fn measure(
         (0.0, 0.0)
     } else {
         let wall_s = harness::wall(sel, args.quick, args.html)?;
-        (wall_s, ladder::measure(sel, args.quick)?)
+        let ladder_s = if args.quick {
+            ladder::skip(sel)?;
+            0.0
+        } else {
+            ladder::measure(sel)?
+        };
+        (wall_s, ladder_s)
     };
     phase(3, "instructions (gungraun)", started);
     let icount_s = if metrics.counts_instructions() {

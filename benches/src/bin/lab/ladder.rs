@@ -20,10 +20,9 @@ use wirelab_bench::report::bootstrap::ratio_over_layouts;
 use wirelab_bench::sampler::PairedCase;
 use wirelab_bench::selection::Selection;
 
-/// Link layouts of a full run, and of a `--quick` one. Eight, so that the trimmed mean over
-/// them keeps six (Yuen's interval then has five degrees of freedom).
+/// Link layouts of a run. Eight, so that the trimmed mean over them keeps six (Yuen's interval
+/// then has five degrees of freedom). A `--quick` run has no ladder ([`skip`]).
 pub const LAYOUTS: u64 = 8;
-const QUICK_LAYOUTS: u64 = 2;
 
 /// The harness's binary name.
 const BIN: &str = "ladder";
@@ -34,9 +33,9 @@ const BIN: &str = "ladder";
 /// # Errors
 ///
 /// When the harness cannot be built or fails (a variant whose output differs, missing data).
-pub fn measure(sel: &Selection, quick: bool) -> Result<f64> {
+pub fn measure(sel: &Selection) -> Result<f64> {
     let started = std::time::Instant::now();
-    let seeds: Vec<u64> = (1..=if quick { QUICK_LAYOUTS } else { LAYOUTS }).collect();
+    let seeds: Vec<u64> = (1..=LAYOUTS).collect();
     let mut runs: BTreeMap<String, Vec<PairedCase>> = BTreeMap::new();
     for (backend, part) in by_backend(sel) {
         for (i, layout) in link(backend, &seeds)?.iter().enumerate() {
@@ -46,7 +45,7 @@ pub fn measure(sel: &Selection, quick: bool) -> Result<f64> {
                 seeds.len(),
                 layout.seed
             );
-            let settings = layout_settings(layout.seed, quick, PLACEMENTS);
+            let settings = layout_settings(layout.seed, false, PLACEMENTS);
             let call = Invocation {
                 out: &layouts_dir().join(format!("run-{}.json", layout.seed)),
                 words: &selection_words(&part),
@@ -76,6 +75,28 @@ fn link(backend: Backend, seeds: &[u64]) -> Result<Vec<Layout>> {
     let name = format!("{BIN}{}", backend.suffix());
     // One binary per seed: the seeds are fixed, so cargo's folder keeps a bounded number.
     link_in_layouts(cargo, &built, &layouts_dir(), &name, seeds, None)
+}
+
+/// A `--quick` run's ladder: none. Its speed-ups would come from two layouts at most, an
+/// anecdote (a nanosecond-scale ratio moves by 5-50 % between layouts), and nothing a quick run
+/// prints reads them; the pages of `sel` lose any older run's, so that its results (`--save`)
+/// hold none. A layout-aware ratio is a full run's, or `cargo lab compare`'s.
+///
+/// # Errors
+///
+/// When an older run's file cannot be removed.
+pub fn skip(sel: &Selection) -> Result<()> {
+    eprintln!(
+        "lab: --quick: no ladder over link layouts (layout-aware speed-ups: a full run or `cargo lab compare`)"
+    );
+    for exp in sel.experiments() {
+        let file = Metric::Ladder.file(&exp.id());
+        if file.exists() {
+            std::fs::remove_file(&file)
+                .map_err(|e| anyhow::anyhow!("removing {}: {e}", file.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// Each case's speed-up over its baseline from its pairs in every layout (the inverse of the
