@@ -21,78 +21,120 @@ use wirelab_bench::catalog::Backend;
 use wirelab_bench::paths::{lab_dir, workspace_root};
 use wirelab_bench::selection::Selection;
 
-/// The builds under way on a thread of their own, their output in a log file.
+/// The builds under way: two chains, each on a thread of its own with its output in a log
+/// file, so that the runner's install (many small crates) fills the core that the harness's
+/// build leaves idle in its one-unit compiles and links.
 pub struct Prebuild {
+    chains: Vec<Chain>,
+    cancelled: Arc<AtomicBool>,
+}
+
+/// Builds run one after the other on a thread.
+struct Chain {
     thread: Option<JoinHandle<Result<()>>>,
     /// The build running now, so that a run that ends early can stop it.
     current: Arc<Mutex<Option<Child>>>,
-    cancelled: Arc<AtomicBool>,
     log: PathBuf,
 }
 
 impl Prebuild {
-    /// Starts installing gungraun-runner (when the installed one does not match) and building
-    /// the instruction-count harness for each backend of `sel`, in the mirror the phase will
-    /// run from, with the output going to `target/wirelab/prebuild.log`.
+    /// Starts installing gungraun-runner (when the installed one does not match; output in
+    /// `target/wirelab/prebuild-runner.log`) and, beside it, building the instruction-count
+    /// harness for each backend of `sel` in the mirror the phase will run from (output in
+    /// `target/wirelab/prebuild.log`).
     ///
     /// # Errors
     ///
-    /// When valgrind is missing, or the mirror or the log cannot be written.
+    /// When valgrind is missing, or the mirror or a log cannot be written.
     pub fn start(sel: &Selection) -> Result<Self> {
         require_valgrind()?;
         let backends: Vec<Backend> = by_backend(sel).into_iter().map(|(b, _)| b).collect();
         let install = runner_missing();
         let data = fixed_data_link()?;
         let workspace = mirror_workspace()?;
-        let log = lab_dir().join("prebuild.log");
         std::fs::create_dir_all(lab_dir())?;
-        let file = File::create(&log).with_context(|| format!("creating {}", log.display()))?;
+        let (log, runner_log) = (
+            lab_dir().join("prebuild.log"),
+            lab_dir().join("prebuild-runner.log"),
+        );
         eprintln!(
             "lab: {}building the instruction-count harness while verification runs (log: {})",
             install
                 .as_ref()
-                .map(|why| format!("{why}: installing it and "))
+                .map(|why| format!("{why}: installing it (log: {}) and ", runner_log.display()))
                 .unwrap_or_default(),
             log.display()
         );
-        let mut steps = Vec::new();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let mut chains = Vec::new();
         if install.is_some() {
             let mut cmd = cargo_install_command("gungraun-runner", &RUNNER_INSTALL_ARGS);
             cmd.current_dir(workspace_root());
-            steps.push((cmd, "installing gungraun-runner"));
+            let steps = vec![(cmd, "installing gungraun-runner")];
+            chains.push(Chain::start(steps, runner_log, &cancelled)?);
         }
-        for backend in backends {
-            let mut cmd = harness_cargo_bench(backend, data.as_deref());
-            cmd.arg("--no-run").current_dir(&workspace);
-            steps.push((cmd, "building the instruction-count harness"));
-        }
-        let current = Arc::new(Mutex::new(None));
-        let cancelled = Arc::new(AtomicBool::new(false));
-        let (c, k) = (Arc::clone(&current), Arc::clone(&cancelled));
-        let thread = std::thread::spawn(move || run_steps(steps, &file, &c, &k));
-        Ok(Self {
-            thread: Some(thread),
-            current,
-            cancelled,
-            log,
-        })
+        let builds = backends
+            .into_iter()
+            .map(|backend| {
+                let mut cmd = harness_cargo_bench(backend, data.as_deref());
+                cmd.arg("--no-run").current_dir(&workspace);
+                (cmd, "building the instruction-count harness")
+            })
+            .collect();
+        chains.push(Chain::start(builds, log, &cancelled)?);
+        Ok(Self { chains, cancelled })
     }
 
     /// Waits for the builds to end.
     ///
     /// # Errors
     ///
-    /// When one failed: its error and the log's last lines.
+    /// When one failed: its error and its log's last lines.
     pub fn wait(mut self) -> Result<()> {
+        if let Some(busy) = self.chains.iter().find(|c| !c.is_finished()) {
+            eprintln!(
+                "lab: waiting for the instruction-count harness's build (log: {})",
+                busy.log.display()
+            );
+        }
+        let mut outcome = Ok(());
+        for chain in &mut self.chains {
+            let ended = chain.join();
+            if outcome.is_ok() {
+                outcome = ended;
+            }
+        }
+        outcome
+    }
+}
+
+impl Chain {
+    /// Starts running `steps` one after the other, their output appended to a new `log`.
+    fn start(
+        steps: Vec<(Command, &'static str)>,
+        log: PathBuf,
+        cancelled: &Arc<AtomicBool>,
+    ) -> Result<Self> {
+        let file = File::create(&log).with_context(|| format!("creating {}", log.display()))?;
+        let current = Arc::new(Mutex::new(None));
+        let (c, k) = (Arc::clone(&current), Arc::clone(cancelled));
+        let thread = std::thread::spawn(move || run_steps(steps, &file, &c, &k));
+        Ok(Self {
+            thread: Some(thread),
+            current,
+            log,
+        })
+    }
+
+    fn is_finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(JoinHandle::is_finished)
+    }
+
+    /// Waits for the chain to end (at once when it was joined before).
+    fn join(&mut self) -> Result<()> {
         let Some(thread) = self.thread.take() else {
             return Ok(());
         };
-        if !thread.is_finished() {
-            eprintln!(
-                "lab: waiting for the instruction-count harness's build (log: {})",
-                self.log.display()
-            );
-        }
         match thread.join() {
             Ok(Ok(())) => Ok(()),
             Ok(Err(e)) => Err(e.context(format!(
@@ -119,17 +161,19 @@ pub fn verify_while_building(sel: &Selection) -> Result<()> {
 }
 
 impl Drop for Prebuild {
-    /// A run that ends before [`Prebuild::wait`] (verification failed) stops the build under
-    /// way rather than leave it running without the run's lock.
+    /// A run that ends before [`Prebuild::wait`] (verification failed) stops the builds under
+    /// way rather than leave them running without the run's lock.
     fn drop(&mut self) {
-        let Some(thread) = self.thread.take() else {
-            return;
-        };
         self.cancelled.store(true, Ordering::SeqCst);
-        if let Some(child) = lock(&self.current).as_mut() {
-            let _ = child.kill();
+        for chain in &mut self.chains {
+            if chain.thread.is_none() {
+                continue;
+            }
+            if let Some(child) = lock(&chain.current).as_mut() {
+                let _ = child.kill();
+            }
+            let _ = chain.join();
         }
-        let _ = thread.join();
     }
 }
 
@@ -193,7 +237,7 @@ fn log_tail(log: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Arc, Mutex, Prebuild, run_steps};
+    use super::{Arc, Chain, Mutex, Prebuild, run_steps};
     use std::process::Command;
     use std::sync::atomic::AtomicBool;
 
@@ -243,11 +287,14 @@ mod tests {
             std::thread::yield_now();
         }
         let started = std::time::Instant::now();
-        drop(Prebuild {
+        let chain = Chain {
             thread: Some(thread),
             current,
-            cancelled,
             log: path.clone(),
+        };
+        drop(Prebuild {
+            chains: vec![chain],
+            cancelled,
         });
         assert!(
             started.elapsed().as_secs() < 60,
