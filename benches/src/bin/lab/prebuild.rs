@@ -166,9 +166,6 @@ impl Drop for Prebuild {
     fn drop(&mut self) {
         self.cancelled.store(true, Ordering::SeqCst);
         for chain in &mut self.chains {
-            if chain.thread.is_none() {
-                continue;
-            }
             if let Some(child) = lock(&chain.current).as_mut() {
                 let _ = child.kill();
             }
