@@ -5,23 +5,31 @@
 //!
 //! Every harness reads the same catalog: a workload is defined once, in `experiments/`.
 
+#[cfg(feature = "cli")]
 pub mod callgrind;
 pub mod catalog;
+#[cfg(feature = "cli")]
 pub mod compare;
 pub mod data;
+#[cfg(feature = "cli")]
 pub mod dual;
 pub mod experiments;
 pub mod pace;
 pub mod paths;
 pub mod progress;
 pub mod records;
+#[cfg(feature = "cli")]
 pub mod report;
 pub mod rng;
 pub mod rope;
+#[cfg(feature = "cli")]
 pub mod sampler;
+#[cfg(feature = "cli")]
 pub mod schema;
 pub mod selection;
 pub mod sink;
+#[cfg(feature = "cli")]
+pub mod verify;
 
 use selection::Selection;
 

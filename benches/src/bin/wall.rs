@@ -59,7 +59,7 @@ fn criterion(quick: bool) -> Criterion {
         .output_directory(&criterion_home())
         .warm_up_time(warm_up)
         .measurement_time(measurement)
-        .nresamples(RESAMPLES);
+        .nresamples(if quick { QUICK_RESAMPLES } else { RESAMPLES });
     // criterion's HTML report (target/criterion/report/index.html: the distributions) only when
     // asked for (`cargo lab bench --html`): its plots about double the time per case.
     let html = std::env::var(ENV_HTML).is_ok_and(|v| v == "1");
@@ -69,11 +69,11 @@ fn criterion(quick: bool) -> Criterion {
 /// The most a run waits for the machine's full pace ([`Pace`]), all cases together.
 const FULL_PACE_BUDGET: Duration = Duration::from_secs(300);
 /// The same for `--quick`.
-const QUICK_PACE_BUDGET: Duration = Duration::from_secs(30);
+const QUICK_PACE_BUDGET: Duration = Duration::from_secs(15);
 /// The most one case waits for full pace before it is measured.
 const CASE_WAIT: Duration = Duration::from_secs(20);
-/// How many times a case measured while the machine slowed is measured again.
-const RETRIES: usize = 2;
+/// How many times a case measured while the machine slowed is measured again (full, quick).
+const RETRIES: (usize, usize) = (2, 1);
 
 /// criterion's test mode (`--test`, `--list`): each benchmark runs once, nothing is measured.
 fn test_mode() -> bool {
@@ -87,12 +87,14 @@ const ENV_HTML: &str = "WIRELAB_HTML";
 /// the reports' notes compare the intervals). The verifying run before the warm-up is a run
 /// too, so a short warm-up suffices.
 const FULL: (Duration, Duration) = (Duration::from_millis(300), Duration::from_millis(2000));
-/// The same for `--quick` (rough numbers, 20 samples).
-const QUICK: (Duration, Duration) = (Duration::from_millis(50), Duration::from_millis(250));
+/// The same for `--quick` (rough numbers, 20 samples of cases faster than 0.7 ms a run).
+const QUICK: (Duration, Duration) = (Duration::from_millis(30), Duration::from_millis(150));
 /// Bootstrap resamples of criterion's own analysis per case (its default, 100,000, costs
 /// about 0.2 s a case; the reports' intervals are the lab's own bootstrap, see
 /// `report::bootstrap`).
 const RESAMPLES: usize = 20_000;
+/// The same for `--quick`.
+const QUICK_RESAMPLES: usize = 5_000;
 
 /// The cases this run will measure, one cell each, as the run's verification recorded them
 /// (for the progress line; empty when no verification was recorded).
@@ -175,7 +177,8 @@ fn time_at_full_pace(
     let before = pace.wait(CASE_WAIT, name);
     time(bench);
     let mut reading = before.worst(pace.read());
-    for _ in 0..RETRIES {
+    let retries = if quick { RETRIES.1 } else { RETRIES.0 };
+    for _ in 0..retries {
         if reading.at_full_pace() || test_mode() || !pace.budget_left() {
             break;
         }

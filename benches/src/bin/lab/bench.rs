@@ -1,5 +1,5 @@
-//! `cargo lab bench`: verify, then wall time, instructions and allocations, then the reports of
-//! the experiments measured whole.
+//! `cargo lab bench`: verify, allocations (while the instruction-count harness builds), then wall
+//! time and instructions, then the reports of the experiments measured whole.
 
 use crate::prebuild::Prebuild;
 use crate::tools::{Measure, Metrics};
@@ -111,8 +111,8 @@ pub fn run(args: &Args) -> Result<()> {
     missing_data(&kept)
 }
 
-/// Phases 2 to 4 (wall time, instructions, allocations, as `--metrics` asks), once the
-/// builds started with verification; returns the run's receipt with the phases' durations
+/// Phases 2 to 4 (allocations while the builds started with verification run, then wall time
+/// and instructions, as `--metrics` asks); returns the run's receipt with the phases' durations
 /// (given when the run started and how long verification took).
 fn measure(
     args: &Args,
@@ -122,6 +122,13 @@ fn measure(
     prebuild: Option<Prebuild>,
 ) -> Result<Receipt> {
     let metrics = &args.metrics;
+    // Allocation counts do not depend on the load: they are taken while the builds run.
+    phase(2, "allocations (dhat)", started);
+    let alloc_s = if metrics.wants(Measure::Alloc) {
+        harness::alloc(sel, args.quick)?
+    } else {
+        0.0
+    };
     if let Some(prebuild) = prebuild {
         // Before anything is timed.
         prebuild.wait()?;
@@ -132,7 +139,7 @@ fn measure(
     }
     let mut receipt = receipt::make(args.quick)?;
     phase(
-        2,
+        3,
         "wall time (criterion, then the ladder over link layouts)",
         started,
     );
@@ -152,15 +159,9 @@ fn measure(
         };
         (wall_s, ladder_s)
     };
-    phase(3, "instructions (gungraun)", started);
+    phase(4, "instructions (gungraun)", started);
     let icount_s = if metrics.counts_instructions() {
         harness::icount(sel, args.quick, metrics.wants(Measure::Cycles))?
-    } else {
-        0.0
-    };
-    phase(4, "allocations (dhat)", started);
-    let alloc_s = if metrics.wants(Measure::Alloc) {
-        harness::alloc(sel, args.quick)?
     } else {
         0.0
     };

@@ -314,14 +314,25 @@ fn build_once(bin: &str, backend: Backend) {
     if built.iter().any(|(b, k)| b == bin && *k == backend) {
         return;
     }
-    built.push((bin.to_owned(), backend));
-    let _ = Command::new("cargo")
-        .args(["build", "--release", "--package", "wirelab-bench"])
-        .args(backend.cargo_args())
-        .args(["--bin", bin])
-        .stdout(Stdio::from(std::io::stderr()))
-        .status();
+    // A harness brings its siblings: one cargo run builds them side by side.
+    let bins: &[&str] = if HARNESS_BINS.contains(&bin) {
+        HARNESS_BINS
+    } else {
+        &[bin]
+    };
+    built.extend(bins.iter().map(|b| ((*b).to_owned(), backend)));
+    let mut cmd = Command::new("cargo");
+    cmd.args(["build", "--release", "--package", "wirelab-bench"])
+        .args(backend.cargo_args());
+    for b in bins {
+        cmd.args(["--bin", b]);
+    }
+    let _ = cmd.stdout(Stdio::from(std::io::stderr())).status();
 }
+
+/// The binaries that run the catalog's cases in a build (verification, wall time,
+/// allocations), built together for a backend the first time one of them is asked for.
+const HARNESS_BINS: &[&str] = &["verify", "wall", "alloc"];
 
 /// Adds to a `cargo` command (one with its own folder or environment) the arguments of
 /// [`cargo_run`].

@@ -1,119 +1,84 @@
-//! `cargo lab verify`: every selected case run once and compared with the baseline; a pass/fail
-//! table per experiment, and per case its output's length, digest and copies recorded for the
-//! reports (`target/wirelab/verify/<exp>.json`), in the build that measures the experiment.
+//! `cargo lab verify`: every selected case run once and compared with the baseline, in the
+//! build that measures it (`wirelab_bench::verify`): this process for the default backend's
+//! pages, the `verify` binary built with the other backend for the rest.
 
-use crate::tools::{by_backend, cargo_run};
-use anyhow::Result;
-use std::collections::BTreeMap;
-use wirelab_bench::catalog::{self, Backend, Check, Group, VariantInfo, WorkloadInfo};
-use wirelab_bench::records::{Metric, Output, Verification, write_json};
+use crate::tools::{Exit, by_backend, cargo_run};
+use anyhow::{Context, Result};
+use wirelab_bench::catalog::Backend;
+use wirelab_bench::records::{self, Metric, Verification};
 use wirelab_bench::selection::Selection;
+use wirelab_bench::verify::{Tally, verify_built};
 
-/// Verifies the selection; returns how many cases were checked (in this build).
+/// Verifies the selection; returns how many cases were checked.
 pub fn run(sel: &Selection) -> Result<usize> {
-    let (mut checked, mut failed) = (0, 0);
+    let mut tally = Tally::default();
+    let (mut elsewhere, mut others) = (Vec::new(), 0);
     for (backend, part) in by_backend(sel) {
-        if backend != Backend::BUILT {
-            println!(
-                "{part}: verified by a lab built with {}",
-                backend.cargo_args().join(" ")
-            );
-            crate::tools::run(
-                cargo_run("lab", backend)
-                    .arg("verify")
-                    .arg(part.to_string()),
-                "verification in the other backend's build",
-            )?;
-            continue;
-        }
-        for group in catalog::walk(&part) {
-            let (n, bad) = verify_group(group?)?;
-            checked += n;
-            failed += bad;
+        if backend == Backend::BUILT {
+            let here = verify_built(&part).map_err(anyhow::Error::msg)?;
+            tally.checked += here.checked;
+            tally.failed += here.failed;
+        } else {
+            others += 1;
+            if verify_in(backend, &part)? {
+                tally.checked += recorded_outputs(&part)?;
+            } else {
+                elsewhere.push(part.to_string());
+            }
         }
     }
-    if failed > 0 {
-        return Err(crate::tools::Exit::difference(format!(
-            "verify: {failed} of {checked} outputs differ from the baseline"
+    if tally.failed > 0 || !elsewhere.is_empty() {
+        return Err(Exit::difference(format!(
+            "verify: {}{} differ from the baseline",
+            if tally.failed > 0 {
+                format!("{} of {} outputs", tally.failed, tally.checked)
+            } else {
+                String::new()
+            },
+            if elsewhere.is_empty() {
+                String::new()
+            } else {
+                format!(" outputs of {}", elsewhere.join(", "))
+            }
         ))
         .into());
     }
-    if checked == 0 {
+    if tally.checked == 0 && others == 0 {
         println!("verify: no case to verify");
-        return Ok(0);
+    } else if tally.checked > 0 {
+        println!(
+            "verify: all {} outputs equal the baseline's (ok* = a peer's different but equivalent encoding)",
+            tally.checked
+        );
     }
+    Ok(tally.checked)
+}
+
+/// Verifies `part` with the `verify` binary built for `backend`; whether every output equals
+/// the baseline's.
+fn verify_in(backend: Backend, part: &Selection) -> Result<bool> {
     println!(
-        "verify: all {checked} outputs equal the baseline's (ok* = a peer's different but equivalent encoding)"
+        "{part}: verified by a build with {}",
+        backend.cargo_args().join(" ")
     );
-    Ok(checked)
+    let status = cargo_run("verify", backend)
+        .arg(part.to_string())
+        .status()
+        .context("verification in the other backend's build: could not start cargo")?;
+    match status.code() {
+        Some(0) => Ok(true),
+        Some(1) => Ok(false),
+        _ => anyhow::bail!("verification in the other backend's build failed ({status})"),
+    }
 }
 
-/// Runs and records every case of one page, prints its table; returns (checked, failed).
-fn verify_group(group: Group) -> Result<(usize, usize)> {
-    let exp = group.exp.id();
-    let mut cells: BTreeMap<(String, String), Check> = BTreeMap::new();
-    let mut record = Verification {
-        variants: Vec::new(),
-        workloads: Vec::new(),
-        outputs: BTreeMap::new(),
-        run_ms: BTreeMap::new(),
-    };
-    let mut details = Vec::new();
-    let (variants, workloads) = (group.variants, group.workloads);
-    for mut case in group.cases {
-        let started = std::time::Instant::now();
-        let v = case.verify();
-        let ms = started.elapsed().as_secs_f64() * 1e3;
-        record.run_ms.insert(case.id.clone(), ms);
-        if !matches!(v.check, Check::Pass | Check::Equivalent) {
-            details.push(format!("{}: {}", case.id, v.check));
-        }
-        let output = Output::of(&v.output, v.result, v.copied);
-        record.outputs.insert(case.id.clone(), output);
-        cells.insert((case.id.workload, case.id.variant), v.check);
+/// How many outputs the verification records of `part`'s pages hold.
+fn recorded_outputs(part: &Selection) -> Result<usize> {
+    let mut n = 0;
+    for exp in part.experiments() {
+        let v: Verification =
+            records::read_json(&Metric::Verify.file(&exp.id())).map_err(anyhow::Error::msg)?;
+        n += v.outputs.len();
     }
-    print_table(&exp, &variants, &workloads, &cells);
-    record.variants = variants;
-    record.workloads = workloads;
-    for d in &details {
-        println!("    {d}");
-    }
-    write_json(&Metric::Verify.file(&exp), &record).map_err(anyhow::Error::msg)?;
-    Ok((cells.len(), details.len()))
-}
-
-fn print_table(
-    exp: &str,
-    variants: &[VariantInfo],
-    workloads: &[WorkloadInfo],
-    cells: &BTreeMap<(String, String), Check>,
-) {
-    println!("{exp}");
-    let width = variants
-        .iter()
-        .map(|v| v.name.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    print!("  {:<18}", "workload");
-    for v in variants {
-        print!(" {:>width$}", v.name);
-    }
-    println!();
-    for w in workloads {
-        if !cells.keys().any(|(wl, _)| *wl == w.name) {
-            continue;
-        }
-        print!("  {:<18}", w.name);
-        for v in variants {
-            let cell = match cells.get(&(w.name.clone(), v.name.clone())) {
-                None => "n/a",
-                Some(Check::Pass) => "ok",
-                Some(Check::Equivalent) => "ok*",
-                Some(_) => "FAIL",
-            };
-            print!(" {cell:>width$}");
-        }
-        println!();
-    }
+    Ok(n)
 }
