@@ -93,8 +93,9 @@ enum Cmd {
         /// What to verify (everything when none given).
         selection: Vec<String>,
     },
-    /// Verify, then measure wall time (criterion), instructions (gungraun) and allocations
-    /// (dhat), then write the reports of the experiments measured whole.
+    /// Verify, then measure allocations (dhat, while the instruction-count harness builds),
+    /// wall time (criterion and the ladder) and instructions (gungraun), then write the reports
+    /// of the experiments measured whole.
     Bench(bench::Args),
     /// Render reports/ and the README's generated tables from reports/data/*.json alone.
     Report,
