@@ -231,7 +231,7 @@ fn main() {
     }
     let result = match cli.cmd {
         Cmd::List { selection: s } => selection(&s).and_then(|s| list::run(&s)),
-        Cmd::Verify { selection: s } => selection(&s).and_then(|s| verify::run(&s).map(|_| ())),
+        Cmd::Verify { selection: s } => selection(&s).and_then(|s| verify::run(&s)),
         Cmd::Bench(args) => bench::run(&args),
         Cmd::Report => report::run(),
         Cmd::Compare(args) => compare::run(&args),
