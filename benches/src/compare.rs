@@ -2,7 +2,7 @@
 //! (each a `target/wirelab`-like folder: `verify/`, `icount/`, `alloc/` per experiment, plus
 //! the wall samples compare gathered in alternating rounds), and the gates that turn a
 //! comparison into an exit code. The orchestration (worktrees, builds, rounds) is
-//! `src/bin/lab/compare.rs`; everything here is pure, so that tests can drive it.
+//! `lab/src/compare.rs`; everything here is pure, so that tests can drive it.
 
 use crate::catalog::CaseId;
 use crate::records::{

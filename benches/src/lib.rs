@@ -1,6 +1,6 @@
 //! The wirelab lab: the typed experiment [`catalog`] and its one [`catalog::walk()`], the
 //! registry of [`experiments`], the [`selection`] syntax, the per-case [`records`] the harnesses write, and the [`report`]
-//! renderer. The CLI is `src/bin/lab.rs` (`cargo lab …`); the harnesses are `src/bin/wall.rs`
+//! renderer. The CLI is the `lab/` package (`cargo lab …`); the harnesses are `src/bin/wall.rs`
 //! (criterion), `icount/benches/icount.rs` (gungraun, its own package) and `src/bin/alloc.rs` (dhat).
 //!
 //! Every harness reads the same catalog: a workload is defined once, in `experiments/`.

@@ -3,15 +3,17 @@
 use std::path::{Path, PathBuf};
 
 /// The workspace root (the parent of the `benches` package): from `CARGO_MANIFEST_DIR`, which
-/// cargo sets for the programs it runs, else the nearest folder above the current one that holds
-/// `benches/Cargo.toml`, else the current folder.
+/// cargo sets for the programs it runs (those of `benches/` and of the command line's `lab/`),
+/// else the nearest folder above the current one that holds `benches/Cargo.toml`, else the
+/// current folder.
 ///
 /// Read at run time on purpose: a path compiled into the binary would make its layout, and so
 /// the instruction counts of the harness, depend on the folder of the checkout.
 pub fn workspace_root() -> PathBuf {
     if let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") {
         let dir = PathBuf::from(dir);
-        if let Some(root) = dir.parent().filter(|_| dir.ends_with("benches")) {
+        let member = dir.ends_with("benches") || dir.ends_with("lab");
+        if let Some(root) = dir.parent().filter(|_| member) {
             return root.to_path_buf();
         }
     }

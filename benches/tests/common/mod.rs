@@ -1,4 +1,5 @@
-//! Helpers shared by the integration tests that run the lab binary.
+//! Helpers shared by the integration tests that run the lab's binaries (the `lab` package's
+//! tests include this file by path).
 
 use std::path::Path;
 

@@ -14,6 +14,8 @@ const WORKSPACE_PARTS: &[&str] = &[
     "baselines",
     "benches",
     "icount",
+    // Not built by the harness, but members of the workspace, which cargo reads whole.
+    "lab",
 ];
 
 /// Points a link at a fixed path to the shared data, so that the measured process sees the same

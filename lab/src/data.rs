@@ -1,6 +1,6 @@
 //! `cargo lab data`: assembles the data folder (the corpus, hpack-test-case's stories, the gzip
 //! files, RFC 7541's Appendix C) from sources a user can reach, every file and story folder
-//! checked against the SHA-256 pinned in `benches/data-sources.toml`, and writes
+//! checked against the SHA-256 pinned in `lab/data-sources.toml`, and writes
 //! `MANIFEST.json` beside them. The folder is built apart and put in place whole, so a failed
 //! run leaves the old folder (or none) as it was.
 //!
@@ -18,7 +18,7 @@ use std::process::Command;
 use wirelab_bench::paths::{lab_dir, workspace_root};
 
 /// The pins: every source and every file or story folder of the data folder.
-const PINS: &str = include_str!("../../../data-sources.toml");
+const PINS: &str = include_str!("../data-sources.toml");
 
 /// The version of `MANIFEST.json`'s layout.
 const MANIFEST_SCHEMA_VERSION: u32 = 1;
@@ -42,7 +42,7 @@ pub struct Args {
     pin_stories: Option<PathBuf>,
 }
 
-/// `benches/data-sources.toml`.
+/// `lab/data-sources.toml`.
 #[derive(Debug, Deserialize)]
 pub struct Pins {
     /// Where pieces come from, by name.
@@ -125,7 +125,7 @@ pub fn run(args: &Args) -> Result<()> {
     if let Some(folder) = &args.pin_stories {
         return print_stories_pin(folder);
     }
-    let pins: Pins = toml::from_str(PINS).context("benches/data-sources.toml")?;
+    let pins: Pins = toml::from_str(PINS).context("lab/data-sources.toml")?;
     if args.check {
         let dir = args
             .to
@@ -274,7 +274,7 @@ fn locate(
 fn source<'p>(pins: &'p Pins, name: &str) -> Result<&'p Source> {
     pins.sources
         .get(name)
-        .with_context(|| format!("benches/data-sources.toml: no source `{name}`"))
+        .with_context(|| format!("lab/data-sources.toml: no source `{name}`"))
 }
 
 /// The archives unpacked so far in this run (each in a temporary folder), and the sources

@@ -2,7 +2,7 @@
 //! a few cases of two experiments measured alone, and as a group of a few, give the counts the
 //! whole experiments give. Needs valgrind and the instruction-count build (minutes the first
 //! time): ignored by `cargo test`; `.ci/run` runs it after `cargo lab check` has built the
-//! harness (`cargo test -p wirelab-bench --test counts_independent -- --ignored`).
+//! harness (`cargo test -p wirelab-lab --test counts_independent -- --ignored`).
 
 use std::collections::BTreeMap;
 use std::process::Command;

@@ -22,47 +22,26 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use wirelab_bench::selection::Selection;
 
-#[path = "lab/api.rs"]
 mod api;
-#[path = "lab/bench.rs"]
 mod bench;
-#[path = "lab/bmf.rs"]
 mod bmf;
-#[path = "lab/check.rs"]
 mod check;
-#[path = "lab/cmp_folders.rs"]
 mod cmp_folders;
-#[path = "lab/compare.rs"]
 mod compare;
-#[path = "lab/data.rs"]
 mod data;
-#[path = "lab/dual.rs"]
 mod dual;
-#[path = "lab/explain.rs"]
 mod explain;
-#[path = "lab/fuzz.rs"]
 mod fuzz;
-#[path = "lab/harness.rs"]
 mod harness;
-#[path = "lab/idle.rs"]
 mod idle;
-#[path = "lab/ladder.rs"]
 mod ladder;
-#[path = "lab/list.rs"]
 mod list;
-#[path = "lab/mirror.rs"]
 mod mirror;
-#[path = "lab/prebuild.rs"]
 mod prebuild;
-#[path = "lab/profile.rs"]
 mod profile;
-#[path = "lab/receipt.rs"]
 mod receipt;
-#[path = "lab/report.rs"]
 mod report;
-#[path = "lab/tools.rs"]
 mod tools;
-#[path = "lab/verify.rs"]
 mod verify;
 
 #[derive(Parser)]
@@ -248,7 +227,7 @@ fn main() {
         Cmd::HarnessTest => harness::wall_test_mode(),
         Cmd::Kernels => harness::print_kernels(),
         Cmd::Dual(args) => dual::run_verb(&args),
-        Cmd::Api { check } => api::run(&wirelab_bench::paths::workspace_root(), check),
+        Cmd::Api { check } => api::run(check),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

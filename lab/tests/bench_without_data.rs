@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../benches/tests/common/mod.rs"]
 mod common;
 
 /// A scratch workspace holding a copy of the committed reports and README (what `bench` may

@@ -236,8 +236,10 @@ impl Revision {
             return Ok(());
         }
         eprintln!("\n=== compare: {}: verify and counts ===", self.label);
+        // The revision's own `cargo lab` alias (its .cargo/config.toml): the package that holds
+        // the command line moved (`benches/` before `lab/`), the alias says where it is.
         let mut cmd = self.command("cargo");
-        with_cargo_run(&mut cmd, "lab", Backend::MinizOxide);
+        cmd.arg("lab");
         let counts = metrics.counts_instructions() || metrics.wants(Measure::Alloc);
         if counts {
             cmd.args(["bench", "--no-report", "--reuse-wall"]);

@@ -2,6 +2,7 @@
 //! refused, with the two ways to say which is meant. (It used to be taken as the experiment,
 //! so the branch of that name was silently not compared: the working tree was.)
 
+#[path = "../../benches/tests/common/mod.rs"]
 mod common;
 
 use std::path::Path;
