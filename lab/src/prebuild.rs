@@ -1,8 +1,8 @@
 //! Building what the instruction-count phase needs while verification runs. On a fresh machine
 //! that is gungraun-runner's install and the harness's build for each backend, minutes of work
 //! that would otherwise start only after verification (and, in a bench run, after wall time),
-//! while verification leaves a core idle (it runs on one thread, and the other backend's lab
-//! build ends in two one-unit compiles). Nothing is timed while these builds run: a run waits
+//! while verification leaves a core idle (it runs on one thread, and the other backend's
+//! harness build ends in a one-unit compile of the library). Nothing is timed while these builds run: a run waits
 //! for them ([`Prebuild::wait`]) before its wall-time phase.
 
 use crate::harness::harness_cargo_bench;
