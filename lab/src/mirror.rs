@@ -6,10 +6,15 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use wirelab_bench::paths::{icount_target_dir, workspace_root};
 
-/// The folders and files of the workspace that building the harness needs.
+/// The folders and files of the workspace that building the harnesses needs (the mirror of the
+/// instruction-count harness, `compare`'s copy of the working tree).
 const WORKSPACE_PARTS: &[&str] = &[
     "Cargo.toml",
     "Cargo.lock",
+    // The `cargo lab` alias and the build's code-alignment flags: `compare` runs a copy of the
+    // working tree by its alias and times its harnesses built as the checkout builds them. (The
+    // instruction-count harness's own flags, in the environment, take precedence over these.)
+    ".cargo/config.toml",
     "core",
     "baselines",
     "benches",
@@ -109,4 +114,44 @@ fn files_under(base: &Path) -> Result<BTreeSet<PathBuf>> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sync_workspace;
+
+    #[test]
+    fn a_copy_holds_the_cargo_config_but_no_build_output_or_hidden_entries() {
+        let (src, dst) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let files = [
+            ".cargo/config.toml",
+            "Cargo.toml",
+            "benches/src/lib.rs",
+            "benches/target/debug/x",
+            "benches/.hidden",
+            "lab/src/main.rs",
+            "notes.txt",
+        ];
+        for rel in files {
+            let path = src.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, rel).unwrap();
+        }
+        sync_workspace(src.path(), dst.path()).unwrap();
+        let copied: Vec<&str> = files
+            .into_iter()
+            .filter(|rel| dst.path().join(rel).exists())
+            .collect();
+        assert_eq!(
+            copied,
+            [
+                ".cargo/config.toml",
+                "Cargo.toml",
+                "benches/src/lib.rs",
+                "lab/src/main.rs"
+            ]
+        );
+        let alias = std::fs::read_to_string(dst.path().join(".cargo/config.toml")).unwrap();
+        assert_eq!(alias, ".cargo/config.toml");
+    }
 }
